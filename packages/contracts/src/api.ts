@@ -1,0 +1,164 @@
+import { z } from "zod";
+import { SessionEvent, StopReason, TerminationReason, UserEventInput } from "./events";
+import { Id, Metadata, Timestamp } from "./ids";
+import { PendingAction, SessionStatus } from "./session-state";
+import { JsonSchemaObject, LoopDetectionConfig, PermissionPolicy, ToolName, ToolPolicy } from "./tools";
+import { Budget, TokenUsage } from "./usage";
+
+// ---- agents -----------------------------------------------------------------------------------
+
+export const ModelConfig = z.object({
+  provider: z.enum(["anthropic", "openai", "openai_compatible"]),
+  id: z.string().min(1).max(200),
+  /** For OpenAI-compatible servers (vLLM, Ollama, llama.cpp) and local fakes. */
+  base_url: z.url().optional(),
+  max_output_tokens: z.number().int().positive().max(200_000).default(4_096),
+  context_window_tokens: z.number().int().positive().default(200_000),
+});
+export type ModelConfig = z.infer<typeof ModelConfig>;
+
+export const BuiltinToolset = z.object({
+  type: z.literal("builtin"),
+  default_permission_policy: PermissionPolicy.optional(),
+  configs: z
+    .array(
+      z.object({
+        name: ToolName,
+        enabled: z.boolean().optional(),
+        permission_policy: PermissionPolicy.optional(),
+      }),
+    )
+    .default([]),
+});
+export const CustomToolSpec = z.object({
+  type: z.literal("custom"),
+  name: ToolName,
+  description: z.string().min(1).max(10_000),
+  input_schema: JsonSchemaObject,
+});
+export const AgentTool = z.discriminatedUnion("type", [BuiltinToolset, CustomToolSpec]);
+export type AgentTool = z.infer<typeof AgentTool>;
+
+export const AgentSpec = z.object({
+  name: z.string().min(1).max(200),
+  model: ModelConfig,
+  system: z.string().max(200_000).default(""),
+  tools: z.array(AgentTool).max(200).default([]),
+  tool_policy: ToolPolicy.default({}),
+  budget: Budget.default({ max_total_tokens: null }),
+  loop_detection: LoopDetectionConfig.default(LoopDetectionConfig.parse({})),
+  metadata: Metadata.default({}),
+});
+export type AgentSpec = z.infer<typeof AgentSpec>;
+
+export const CreateAgentRequest = AgentSpec;
+export type CreateAgentRequest = z.input<typeof CreateAgentRequest>;
+/** An update replaces the spec and makes a new version; sessions keep the version they started with. */
+export const UpdateAgentRequest = AgentSpec.partial();
+export type UpdateAgentRequest = z.input<typeof UpdateAgentRequest>;
+
+export const Agent = AgentSpec.extend({
+  id: Id,
+  version: z.number().int().positive(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Agent = z.infer<typeof Agent>;
+
+// ---- environments -----------------------------------------------------------------------------
+
+export const EnvironmentConfig = z.object({
+  image: z.string().min(1).default("wakeloop-sandbox:bookworm"),
+  cpus: z.number().positive().max(64).default(1),
+  memory_mb: z.number().int().min(32).max(65_536).default(512),
+  pids_limit: z.number().int().min(16).max(100_000).default(256),
+  network: z.enum(["none", "bridge"]).default("none"),
+  workspace_access: z.enum(["rw", "ro"]).default("rw"),
+  exec_security: z.enum(["deny", "allowlist", "full"]).default("full"),
+  exec_ask: z.enum(["off", "on-miss", "always"]).default("on-miss"),
+  exec_allowlist: z.array(z.string().min(1)).default([]),
+  command_timeout_ms: z.number().int().min(100).max(3_600_000).default(120_000),
+  warm_pool_size: z.number().int().min(0).max(64).default(0),
+});
+export type EnvironmentConfig = z.infer<typeof EnvironmentConfig>;
+
+export const EnvironmentSpec = z.object({
+  name: z.string().min(1).max(200),
+  config: EnvironmentConfig.default(EnvironmentConfig.parse({})),
+  tool_policy: ToolPolicy.default({}),
+  metadata: Metadata.default({}),
+});
+export const CreateEnvironmentRequest = EnvironmentSpec;
+export type CreateEnvironmentRequest = z.input<typeof CreateEnvironmentRequest>;
+export const UpdateEnvironmentRequest = EnvironmentSpec.partial();
+export const Environment = EnvironmentSpec.extend({ id: Id, created_at: Timestamp, updated_at: Timestamp });
+export type Environment = z.infer<typeof Environment>;
+
+// ---- sessions ---------------------------------------------------------------------------------
+
+export const CreateSessionRequest = z.object({
+  agent: z.union([Id, z.object({ id: Id, version: z.number().int().positive().optional() })]),
+  environment_id: Id.optional(),
+  title: z.string().max(500).optional(),
+  metadata: Metadata.default({}),
+  budget: Budget.optional(),
+});
+export type CreateSessionRequest = z.input<typeof CreateSessionRequest>;
+
+export const UpdateSessionRequest = z
+  .object({ title: z.string().max(500).nullable(), metadata: Metadata, budget: Budget })
+  .partial()
+  .refine((body) => Object.keys(body).length > 0, "give at least one of title, metadata, budget");
+export type UpdateSessionRequest = z.input<typeof UpdateSessionRequest>;
+
+export const Session = z.object({
+  id: Id,
+  agent: z.object({ id: Id, version: z.number().int().positive() }),
+  environment_id: Id.nullable(),
+  parent_session_id: Id.nullable(),
+  status: SessionStatus,
+  stop_reason: StopReason.nullable(),
+  termination_reason: TerminationReason.nullable(),
+  title: z.string().nullable(),
+  metadata: Metadata,
+  usage: TokenUsage,
+  budget: Budget,
+  last_seq: z.number().int().nonnegative(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Session = z.infer<typeof Session>;
+
+export const ListSessionsQuery = z.object({
+  status: SessionStatus.optional(),
+  agent_id: Id.optional(),
+  parent_session_id: Id.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  after_id: Id.optional(),
+});
+
+// ---- events -----------------------------------------------------------------------------------
+
+export const MAX_EVENTS_PER_REQUEST = 100;
+
+export const PostEventsRequest = z.object({
+  events: z.array(UserEventInput).min(1).max(MAX_EVENTS_PER_REQUEST),
+});
+export type PostEventsRequest = z.infer<typeof PostEventsRequest>;
+
+export const PostEventsResponse = z.object({ events: z.array(SessionEvent) });
+
+export const ListEventsQuery = z.object({
+  after_seq: z.coerce.number().int().nonnegative().default(0),
+  limit: z.coerce.number().int().min(1).max(1_000).default(100),
+});
+
+export const ListEventsResponse = z.object({
+  data: z.array(SessionEvent),
+  next_after_seq: z.number().int().nonnegative().nullable(),
+});
+
+export const PendingResponse = z.object({ data: z.array(PendingAction) });
+
+export const Page = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), next_after_id: Id.nullable() });

@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { WakeReason } from "./events";
+import { Id } from "./ids";
+
+/** A wake job: one bounded run of a session. The msg id is the wake id. */
+export const WakeJob = z.object({
+  wake_id: Id,
+  tenant_id: Id,
+  session_id: Id,
+  attempt: z.number().int().positive(),
+  reason: WakeReason,
+});
+export type WakeJob = z.infer<typeof WakeJob>;
+
+/** Core-NATS control message to the worker holding a session's lease. */
+export const ControlMessage = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("interrupt"), session_id: Id, event_id: Id }),
+]);
+export type ControlMessage = z.infer<typeof ControlMessage>;

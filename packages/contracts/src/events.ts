@@ -1,0 +1,229 @@
+import { z } from "zod";
+import { Content } from "./content";
+import { Id, Timestamp } from "./ids";
+import { Budget, TokenUsage } from "./usage";
+
+/**
+ * The public event vocabulary (DESIGN.md §4). Payloads are flat on the event, as in the hosted
+ * managed-agents protocol. A tool use's event id is its `tool_use_id`.
+ */
+
+const JsonObject = z.record(z.string(), z.unknown());
+
+// ---- user → session --------------------------------------------------------------------------
+
+export const UserMessage = z.object({ type: z.literal("user.message"), content: Content.min(1) });
+export const UserInterrupt = z.object({ type: z.literal("user.interrupt") });
+export const UserToolConfirmation = z.object({
+  type: z.literal("user.tool_confirmation"),
+  tool_use_id: Id,
+  result: z.enum(["allow", "deny"]),
+  deny_message: z.string().max(4_000).optional(),
+});
+export const UserCustomToolResult = z.object({
+  type: z.literal("user.custom_tool_result"),
+  custom_tool_use_id: Id,
+  content: Content,
+  is_error: z.boolean().optional(),
+});
+export const UserDefineOutcome = z.object({
+  type: z.literal("user.define_outcome"),
+  description: z.string().min(1).max(20_000),
+  criteria: z.array(z.string().max(2_000)).max(50).optional(),
+});
+
+/** What a client may append through the API. */
+export const UserEventInput = z.discriminatedUnion("type", [
+  UserMessage,
+  UserInterrupt,
+  UserToolConfirmation,
+  UserCustomToolResult,
+  UserDefineOutcome,
+]);
+export type UserEventInput = z.infer<typeof UserEventInput>;
+
+// ---- agent ------------------------------------------------------------------------------------
+
+export const EvaluatedPermission = z.enum(["allow", "ask", "deny"]);
+export type EvaluatedPermission = z.infer<typeof EvaluatedPermission>;
+
+export const AgentMessage = z.object({ type: z.literal("agent.message"), content: Content });
+export const AgentThinking = z.object({ type: z.literal("agent.thinking") });
+export const AgentToolUse = z.object({
+  type: z.literal("agent.tool_use"),
+  name: z.string(),
+  input: JsonObject,
+  evaluated_permission: EvaluatedPermission,
+});
+export const AgentToolResult = z.object({
+  type: z.literal("agent.tool_result"),
+  tool_use_id: Id,
+  content: Content,
+  is_error: z.boolean(),
+});
+export const AgentMcpToolUse = z.object({
+  type: z.literal("agent.mcp_tool_use"),
+  name: z.string(),
+  mcp_server_name: z.string(),
+  input: JsonObject,
+  evaluated_permission: EvaluatedPermission,
+});
+export const AgentMcpToolResult = z.object({
+  type: z.literal("agent.mcp_tool_result"),
+  mcp_tool_use_id: Id,
+  content: Content,
+  is_error: z.boolean(),
+});
+export const AgentCustomToolUse = z.object({
+  type: z.literal("agent.custom_tool_use"),
+  name: z.string(),
+  input: JsonObject,
+});
+
+// ---- session ----------------------------------------------------------------------------------
+
+export const StopReason = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("end_turn") }),
+  z.object({ type: z.literal("requires_action"), event_ids: z.array(Id).min(1) }),
+  z.object({ type: z.literal("retries_exhausted") }),
+  z.object({ type: z.literal("budget_reached") }),
+]);
+export type StopReason = z.infer<typeof StopReason>;
+
+export const SessionStatusRunning = z.object({ type: z.literal("session.status_running") });
+export const SessionStatusIdle = z.object({
+  type: z.literal("session.status_idle"),
+  stop_reason: StopReason,
+});
+export const SessionStatusRescheduled = z.object({ type: z.literal("session.status_rescheduled") });
+export const TerminationReason = z.enum(["completed", "error", "archived"]);
+export const SessionStatusTerminated = z.object({
+  type: z.literal("session.status_terminated"),
+  reason: TerminationReason,
+});
+
+export const RetryStatus = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("retrying"), attempt: z.number().int().positive(), next_retry_at: Timestamp }),
+  z.object({ type: z.literal("exhausted") }),
+  z.object({ type: z.literal("terminal") }),
+]);
+export type RetryStatus = z.infer<typeof RetryStatus>;
+
+export const SessionErrorType = z.enum([
+  "model_overloaded",
+  "model_rate_limited",
+  "model_request_failed",
+  "model_invalid_request",
+  "loop_detected",
+  "tool_execution_failed",
+  "lease_lost",
+  "internal_error",
+]);
+export type SessionErrorType = z.infer<typeof SessionErrorType>;
+
+export const SessionError = z.object({
+  type: z.literal("session.error"),
+  error: z.object({ type: SessionErrorType, message: z.string(), retry_status: RetryStatus }),
+});
+export const SessionUsage = z.object({
+  type: z.literal("session.usage"),
+  usage: TokenUsage,
+  budget: Budget,
+});
+export const SessionUpdated = z.object({
+  type: z.literal("session.updated"),
+  title: z.string().max(500).nullable().optional(),
+  metadata: z.record(z.string(), z.string()).optional(),
+  budget: Budget.optional(),
+});
+export const SessionChildCreated = z.object({
+  type: z.literal("session.child_created"),
+  child_session_id: Id,
+});
+export const WakeReason = z.enum([
+  "user_message",
+  "tool_confirmation",
+  "custom_tool_result",
+  "budget_raised",
+  "child_completed",
+  "reminder",
+  "scheduled_task",
+  "rescheduled",
+]);
+export type WakeReason = z.infer<typeof WakeReason>;
+export const SessionWakeQueued = z.object({
+  type: z.literal("session.wake_queued"),
+  reason: WakeReason,
+  due_at: Timestamp,
+});
+export const SandboxStatusValue = z.enum(["provisioning", "ready", "closed", "error"]);
+export type SandboxStatusValue = z.infer<typeof SandboxStatusValue>;
+export const SandboxStatus = z.object({
+  type: z.literal("sandbox.status"),
+  status: SandboxStatusValue,
+  message: z.string().optional(),
+});
+
+// ---- spans ------------------------------------------------------------------------------------
+
+export const SpanModelRequestStart = z.object({
+  type: z.literal("span.model_request_start"),
+  model: z.string(),
+});
+export const SpanModelRequestEnd = z.object({
+  type: z.literal("span.model_request_end"),
+  model_request_start_id: Id,
+  model_usage: TokenUsage,
+  is_error: z.boolean(),
+});
+
+/** Every payload, discriminated on `type`. Adding a member makes exhaustive switches fail to compile. */
+export const EventPayload = z.discriminatedUnion("type", [
+  UserMessage,
+  UserInterrupt,
+  UserToolConfirmation,
+  UserCustomToolResult,
+  UserDefineOutcome,
+  AgentMessage,
+  AgentThinking,
+  AgentToolUse,
+  AgentToolResult,
+  AgentMcpToolUse,
+  AgentMcpToolResult,
+  AgentCustomToolUse,
+  SessionStatusRunning,
+  SessionStatusIdle,
+  SessionStatusRescheduled,
+  SessionStatusTerminated,
+  SessionError,
+  SessionUsage,
+  SessionUpdated,
+  SessionChildCreated,
+  SessionWakeQueued,
+  SandboxStatus,
+  SpanModelRequestStart,
+  SpanModelRequestEnd,
+]);
+export type EventPayload = z.infer<typeof EventPayload>;
+export type EventType = EventPayload["type"];
+export type PayloadOf<T extends EventType> = Extract<EventPayload, { type: T }>;
+
+export const EventEnvelope = z.object({
+  id: Id,
+  session_id: Id,
+  seq: z.number().int().positive(),
+  processed_at: Timestamp.nullable(),
+  created_at: Timestamp,
+  wake_id: Id.nullable().optional(),
+  trace_id: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/)
+    .nullable()
+    .optional(),
+});
+export type EventEnvelope = z.infer<typeof EventEnvelope>;
+
+/** A committed event as stored, streamed and returned by the API: envelope and payload, flat. */
+export const SessionEvent = z.intersection(EventEnvelope, EventPayload);
+export type SessionEvent = EventEnvelope & EventPayload;
+export type EventOf<T extends EventType> = EventEnvelope & PayloadOf<T>;

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { SandboxStatusValue, StopReason, TerminationReason } from "./events";
+import { Id, Metadata } from "./ids";
+import { Budget, TokenUsage } from "./usage";
+
+export const SessionStatus = z.enum(["idle", "running", "rescheduling", "terminated"]);
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+export const PendingAction = z.object({
+  event_id: Id,
+  kind: z.enum(["tool_confirmation", "custom_tool_result"]),
+  name: z.string(),
+  input: z.record(z.string(), z.unknown()),
+});
+export type PendingAction = z.infer<typeof PendingAction>;
+
+/**
+ * The session projection: a pure fold of its events (packages/session-core). Stored as JSON next to the
+ * session row and read back through this schema; `version` lets later code read older projections.
+ */
+export const SessionState = z.object({
+  version: z.literal(1),
+  status: SessionStatus,
+  stop_reason: StopReason.nullable(),
+  termination_reason: TerminationReason.nullable(),
+  title: z.string().nullable(),
+  metadata: Metadata,
+  usage: TokenUsage,
+  budget: Budget,
+  last_seq: z.number().int().nonnegative(),
+  /** `user.message` events not yet consumed by a wake. */
+  unprocessed_message_ids: z.array(Id),
+  /** Actions the session waits on, in the order they were asked. */
+  pending_actions: z.array(PendingAction),
+  /** Answers that arrived for pending actions not yet consumed by a wake. */
+  answered_action_ids: z.array(Id),
+  interrupt_requested: z.boolean(),
+  sandbox_status: SandboxStatusValue.nullable(),
+  child_session_ids: z.array(Id),
+});
+export type SessionState = z.infer<typeof SessionState>;

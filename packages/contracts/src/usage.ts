@@ -1,0 +1,20 @@
+import { z } from "zod";
+
+export const TokenUsage = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cache_creation_input_tokens: z.number().int().nonnegative().default(0),
+  cache_read_input_tokens: z.number().int().nonnegative().default(0),
+});
+export type TokenUsage = z.infer<typeof TokenUsage>;
+
+export const ZERO_USAGE: TokenUsage = {
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+};
+
+/** A token budget for a whole session; `null` means unlimited. */
+export const Budget = z.object({ max_total_tokens: z.number().int().positive().nullable() });
+export type Budget = z.infer<typeof Budget>;

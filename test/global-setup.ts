@@ -1,0 +1,37 @@
+import { Socket } from "node:net";
+
+// Integration tests talk to the real services; a missing one fails the run up front with the fix.
+const required = [
+  { name: "PostgreSQL", env: "WL_TEST_PG_URL", fallback: "postgres://postgres@127.0.0.1:5432/postgres" },
+  { name: "NATS JetStream", env: "WL_TEST_NATS_URL", fallback: "nats://127.0.0.1:4222" },
+];
+
+function reachable(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(2_000);
+    socket.once("connect", () => done(true));
+    socket.once("timeout", () => done(false));
+    socket.once("error", () => done(false));
+    socket.connect(Number(port), hostname);
+  });
+}
+
+export default async function setup(): Promise<void> {
+  const missing: string[] = [];
+  for (const service of required) {
+    const url = process.env[service.env] ?? service.fallback;
+    if (!(await reachable(url))) missing.push(`${service.name} at ${url}`);
+  }
+  if (missing.length > 0) {
+    throw new Error(
+      `Tests need real services, and these are not reachable: ${missing.join(", ")}.\n` +
+        "Start them with: bash infra/ensure-services.sh",
+    );
+  }
+}
