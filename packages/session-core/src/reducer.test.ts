@@ -1,0 +1,109 @@
+import type { SessionState } from "@wakeloop/contracts";
+import { describe, expect, it } from "vitest";
+import { initialSessionState, type ReducibleEvent, reduceSessionState } from "./reducer";
+import { wakeReason } from "./wake-decision";
+
+const init = () => initialSessionState({ title: null, metadata: {}, budget: { max_total_tokens: 1_000 } });
+
+function fold(events: Array<Omit<ReducibleEvent, "seq">>, state: SessionState = init()): SessionState {
+  return events.reduce<SessionState>(
+    (acc, event) => reduceSessionState(acc, { ...event, seq: acc.last_seq + 1 } as ReducibleEvent),
+    state,
+  );
+}
+
+const text = (t: string) => [{ type: "text" as const, text: t }];
+
+describe("reduceSessionState", () => {
+  it("queues messages until a model request consumes them", () => {
+    const queued = fold([{ id: "m1", type: "user.message", content: text("hi") }]);
+    expect(queued.unprocessed_message_ids).toEqual(["m1"]);
+    expect(wakeReason(queued)).toBe("user_message");
+
+    const consumed = fold(
+      [
+        { id: "r1", type: "session.status_running" },
+        { id: "s1", type: "span.model_request_start", model: "m" },
+      ],
+      queued,
+    );
+    expect(consumed.unprocessed_message_ids).toEqual([]);
+    expect(consumed.status).toBe("running");
+    expect(wakeReason(consumed)).toBeNull();
+  });
+
+  it("blocks on every pending action and wakes once all are answered", () => {
+    const waiting = fold([
+      { id: "t1", type: "agent.tool_use", name: "shell_run", input: {}, evaluated_permission: "ask" },
+      { id: "c1", type: "agent.custom_tool_use", name: "lookup", input: { q: 1 } },
+      {
+        id: "i1",
+        type: "session.status_idle",
+        stop_reason: { type: "requires_action", event_ids: ["t1", "c1"] },
+      },
+    ]);
+    expect(waiting.pending_actions.map((a) => [a.event_id, a.kind])).toEqual([
+      ["t1", "tool_confirmation"],
+      ["c1", "custom_tool_result"],
+    ]);
+    const half = fold(
+      [{ id: "a1", type: "user.tool_confirmation", tool_use_id: "t1", result: "allow" }],
+      waiting,
+    );
+    expect(wakeReason(half)).toBeNull();
+    const all = fold(
+      [{ id: "a2", type: "user.custom_tool_result", custom_tool_use_id: "c1", content: text("x") }],
+      half,
+    );
+    expect(all.answered_action_ids).toEqual(["t1", "c1"]);
+    expect(wakeReason(all)).toBe("tool_confirmation");
+  });
+
+  it("ignores answers for ids that are not pending", () => {
+    const state = fold([{ id: "a1", type: "user.tool_confirmation", tool_use_id: "nope", result: "allow" }]);
+    expect(state.answered_action_ids).toEqual([]);
+    expect(wakeReason(state)).toBeNull();
+  });
+
+  it("resumes a budget-stopped session only when the budget is raised", () => {
+    const spent = fold([
+      {
+        id: "u1",
+        type: "session.usage",
+        usage: {
+          input_tokens: 900,
+          output_tokens: 200,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
+        budget: { max_total_tokens: 1_000 },
+      },
+      { id: "i1", type: "session.status_idle", stop_reason: { type: "budget_reached" } },
+    ]);
+    expect(wakeReason(spent)).toBeNull();
+    const raised = fold([{ id: "up", type: "session.updated", budget: { max_total_tokens: 5_000 } }], spent);
+    expect(wakeReason(raised)).toBe("budget_raised");
+  });
+
+  it("never wakes a terminated session", () => {
+    const state = fold([
+      { id: "x", type: "session.status_terminated", reason: "archived" },
+      { id: "m", type: "user.message", content: text("late") },
+    ]);
+    expect(state.status).toBe("terminated");
+    expect(wakeReason(state)).toBeNull();
+  });
+
+  it("is a pure fold: replaying the same events gives identical JSON", () => {
+    const events: Array<Omit<ReducibleEvent, "seq">> = [
+      { id: "m1", type: "user.message", content: text("a") },
+      { id: "r", type: "session.status_running" },
+      { id: "s", type: "sandbox.status", status: "ready" },
+      { id: "t1", type: "agent.tool_use", name: "read", input: { path: "a" }, evaluated_permission: "allow" },
+      { id: "tr", type: "agent.tool_result", tool_use_id: "t1", content: text("ok"), is_error: false },
+      { id: "i", type: "session.status_idle", stop_reason: { type: "end_turn" } },
+    ];
+    expect(JSON.stringify(fold(events))).toBe(JSON.stringify(fold(events)));
+    expect(fold(events).last_seq).toBe(6);
+  });
+});

@@ -1,0 +1,144 @@
+import {
+  type Budget,
+  type EventPayload,
+  type Metadata,
+  type PendingAction,
+  type SessionState,
+  ZERO_USAGE,
+} from "@wakeloop/contracts";
+
+export interface SessionInit {
+  title: string | null;
+  metadata: Metadata;
+  budget: Budget;
+}
+
+export function initialSessionState(init: SessionInit): SessionState {
+  return {
+    version: 1,
+    status: "idle",
+    stop_reason: null,
+    termination_reason: null,
+    title: init.title,
+    metadata: init.metadata,
+    usage: ZERO_USAGE,
+    budget: init.budget,
+    last_seq: 0,
+    unprocessed_message_ids: [],
+    pending_actions: [],
+    answered_action_ids: [],
+    interrupt_requested: false,
+    sandbox_status: null,
+    child_session_ids: [],
+  };
+}
+
+/** The event fields the reducer reads: the payload plus its id and seq. */
+export type ReducibleEvent = EventPayload & { id: string; seq: number };
+
+/**
+ * The session projection as a pure fold over its events (invariant 2). No clock, no I/O: replaying a
+ * session's events from `initialSessionState` reproduces the stored state byte for byte, so every
+ * field is written in a fixed key order and arrays keep event order.
+ */
+export function reduceSessionState(state: SessionState, event: ReducibleEvent): SessionState {
+  const next: SessionState = { ...state, last_seq: event.seq };
+  switch (event.type) {
+    case "user.message":
+      return { ...next, unprocessed_message_ids: [...state.unprocessed_message_ids, event.id] };
+    case "user.interrupt":
+      return { ...next, interrupt_requested: true };
+    case "user.tool_confirmation":
+      return answer(next, event.tool_use_id);
+    case "user.custom_tool_result":
+      return answer(next, event.custom_tool_use_id);
+    case "user.define_outcome":
+      return next;
+    case "agent.tool_use":
+      return event.evaluated_permission === "ask"
+        ? ask(next, { event_id: event.id, kind: "tool_confirmation", name: event.name, input: event.input })
+        : next;
+    case "agent.mcp_tool_use":
+      return event.evaluated_permission === "ask"
+        ? ask(next, { event_id: event.id, kind: "tool_confirmation", name: event.name, input: event.input })
+        : next;
+    case "agent.custom_tool_use":
+      return ask(next, {
+        event_id: event.id,
+        kind: "custom_tool_result",
+        name: event.name,
+        input: event.input,
+      });
+    case "agent.tool_result":
+      return settle(next, event.tool_use_id);
+    case "agent.mcp_tool_result":
+      return settle(next, event.mcp_tool_use_id);
+    case "agent.message":
+    case "agent.thinking":
+    case "span.model_request_end":
+      return next;
+    case "span.model_request_start":
+      // The model request that follows sees every message and answer committed before it.
+      return { ...next, unprocessed_message_ids: [], answered_action_ids: [] };
+    case "session.status_running":
+      return { ...next, status: "running", stop_reason: null };
+    case "session.status_idle":
+      return { ...next, status: "idle", stop_reason: event.stop_reason, interrupt_requested: false };
+    case "session.status_rescheduled":
+      return { ...next, status: "rescheduling" };
+    case "session.status_terminated":
+      return {
+        ...next,
+        status: "terminated",
+        termination_reason: event.reason,
+        pending_actions: [],
+        answered_action_ids: [],
+      };
+    case "session.error":
+      return next;
+    case "session.usage":
+      return { ...next, usage: event.usage, budget: event.budget };
+    case "session.updated":
+      return {
+        ...next,
+        title: event.title === undefined ? state.title : event.title,
+        metadata: event.metadata ?? state.metadata,
+        budget: event.budget ?? state.budget,
+      };
+    case "session.child_created":
+      return { ...next, child_session_ids: [...state.child_session_ids, event.child_session_id] };
+    case "session.wake_queued":
+      return next;
+    case "sandbox.status":
+      return { ...next, sandbox_status: event.status };
+    default:
+      return assertNever(event);
+  }
+}
+
+function ask(state: SessionState, action: PendingAction): SessionState {
+  return { ...state, pending_actions: [...state.pending_actions, action] };
+}
+
+/** An answer for an action the session waits on; answers for anything else change nothing. */
+function answer(state: SessionState, id: string): SessionState {
+  if (!state.pending_actions.some((action) => action.event_id === id)) return state;
+  return {
+    ...state,
+    pending_actions: state.pending_actions.filter((action) => action.event_id !== id),
+    answered_action_ids: [...state.answered_action_ids, id],
+  };
+}
+
+/** A result settles a call: it is neither pending nor waiting to be consumed any more. */
+function settle(state: SessionState, id: string): SessionState {
+  return {
+    ...state,
+    pending_actions: state.pending_actions.filter((action) => action.event_id !== id),
+    answered_action_ids: state.answered_action_ids.filter((answered) => answered !== id),
+  };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled event type ${JSON.stringify(value)}`);
+}

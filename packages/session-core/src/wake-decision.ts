@@ -1,0 +1,25 @@
+import type { SessionState, WakeReason } from "@wakeloop/contracts";
+
+export function totalTokens(state: SessionState): number {
+  return state.usage.input_tokens + state.usage.output_tokens;
+}
+
+export function budgetExhausted(state: SessionState): boolean {
+  const max = state.budget.max_total_tokens;
+  return max !== null && totalTokens(state) >= max;
+}
+
+/**
+ * Whether a session with no open wake has work, and why. Pure: the orchestrator calls it after every
+ * committed event and the sweeper calls it for sessions it recovers.
+ */
+export function wakeReason(state: SessionState): WakeReason | null {
+  if (state.status === "terminated" || state.status === "running") return null;
+  // A session that waits on a person or client stays put until every blocking id is answered.
+  if (state.pending_actions.length > 0) return null;
+  if (budgetExhausted(state)) return null;
+  if (state.answered_action_ids.length > 0) return "tool_confirmation";
+  if (state.unprocessed_message_ids.length > 0) return "user_message";
+  if (state.stop_reason?.type === "budget_reached") return "budget_raised";
+  return null;
+}
