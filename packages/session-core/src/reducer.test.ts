@@ -1,11 +1,11 @@
-import type { SessionState } from "@wakeloop/contracts";
+import type { EventPayload, SessionState } from "@wakeloop/contracts";
 import { describe, expect, it } from "vitest";
 import { initialSessionState, type ReducibleEvent, reduceSessionState } from "./reducer";
 import { wakeReason } from "./wake-decision";
 
 const init = () => initialSessionState({ title: null, metadata: {}, budget: { max_total_tokens: 1_000 } });
 
-function fold(events: Array<Omit<ReducibleEvent, "seq">>, state: SessionState = init()): SessionState {
+function fold(events: Array<EventPayload & { id: string }>, state: SessionState = init()): SessionState {
   return events.reduce<SessionState>(
     (acc, event) => reduceSessionState(acc, { ...event, seq: acc.last_seq + 1 } as ReducibleEvent),
     state,
@@ -95,7 +95,7 @@ describe("reduceSessionState", () => {
   });
 
   it("is a pure fold: replaying the same events gives identical JSON", () => {
-    const events: Array<Omit<ReducibleEvent, "seq">> = [
+    const events: Array<EventPayload & { id: string }> = [
       { id: "m1", type: "user.message", content: text("a") },
       { id: "r", type: "session.status_running" },
       { id: "s", type: "sandbox.status", status: "ready" },
