@@ -88,6 +88,7 @@ export const EnvironmentSpec = z.object({
   tool_policy: ToolPolicy.default({}),
   metadata: Metadata.default({}),
 });
+export type EnvironmentSpec = z.infer<typeof EnvironmentSpec>;
 export const CreateEnvironmentRequest = EnvironmentSpec;
 export type CreateEnvironmentRequest = z.input<typeof CreateEnvironmentRequest>;
 export const UpdateEnvironmentRequest = EnvironmentSpec.partial();

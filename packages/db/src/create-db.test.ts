@@ -1,0 +1,34 @@
+import { createTestDatabase, type TestDatabase } from "@wakeloop/testing";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "./create-db";
+
+let testDb: TestDatabase;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+});
+afterAll(() => testDb.drop());
+
+describe("createDb", () => {
+  it("reads int8 as a number and refuses one that would lose precision", async () => {
+    const small = await sql<{ n: unknown }>`SELECT 9007199254740991::int8 AS n`.execute(testDb.db);
+    expect(small.rows[0]?.n).toBe(Number.MAX_SAFE_INTEGER);
+    await expect(sql`SELECT 9007199254740993::int8 AS n`.execute(testDb.db)).rejects.toThrow(RangeError);
+    // The connection survives a refused value.
+    expect((await sql<{ n: number }>`SELECT 1::int8 AS n`.execute(testDb.db)).rows).toEqual([{ n: 1 }]);
+  });
+
+  it("survives its idle connections being killed, reports them, and reconnects", async () => {
+    const idleErrors: Error[] = [];
+    const db = createDb({ url: testDb.url, max: 2, onIdleError: (error) => idleErrors.push(error) });
+    try {
+      const backend = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
+      await sql`SELECT pg_terminate_backend(${backend.rows[0]?.pid}::integer)`.execute(testDb.db);
+      await expect.poll(() => idleErrors.length).toBeGreaterThan(0);
+      expect((await sql<{ ok: number }>`SELECT 1 AS ok`.execute(db)).rows).toEqual([{ ok: 1 }]);
+    } finally {
+      await db.destroy();
+    }
+  });
+});

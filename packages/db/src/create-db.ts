@@ -1,0 +1,42 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import type { Database } from "./database";
+
+export interface CreateDbOptions {
+  /** `postgres://user@host:port/database` */
+  url: string;
+  /** Pool size; pg's default (10) when omitted. */
+  max?: number;
+  /**
+   * Told when an idle pooled connection breaks (Postgres restarted, backend terminated). The pool
+   * has already discarded it and the next query reconnects; pass a logger to see these.
+   */
+  onIdleError?: (error: Error) => void;
+}
+
+const INT8_OID = 20;
+
+/**
+ * int8 (bigserial ids, lease epochs, counts) as a JS number. pg returns strings by default because
+ * int8 can exceed 2^53; our int8 values never come close, and a value that did fails the query
+ * instead of silently losing precision.
+ */
+function parseInt8(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) {
+    throw new RangeError(`int8 value ${value} does not fit a JS number`);
+  }
+  return parsed;
+}
+
+const types: pg.CustomTypesConfig = {
+  getTypeParser: (oid, format) =>
+    oid === INT8_OID && format !== "binary" ? parseInt8 : pg.types.getTypeParser(oid, format),
+};
+
+export function createDb(options: CreateDbOptions): Kysely<Database> {
+  const pool = new pg.Pool({ connectionString: options.url, max: options.max, types });
+  // Without a listener, an idle connection's error is an uncaught 'error' event that kills the process.
+  pool.on("error", options.onIdleError ?? (() => {}));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}

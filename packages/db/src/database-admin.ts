@@ -1,0 +1,56 @@
+import pg from "pg";
+
+/*
+ * Creating and dropping a whole database needs a connection to another one on the same server; we
+ * use the `postgres` maintenance database, which every Postgres has.
+ */
+
+function databaseName(url: string): string {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  if (name === "") throw new RangeError(`database url ${redactUrl(url)} names no database`);
+  return name;
+}
+
+async function withMaintenanceClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const maintenance = new URL(url);
+  maintenance.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: maintenance.toString() });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The url with its password hidden, for logs and messages. */
+export function redactUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password !== "") parsed.password = "***";
+  return parsed.toString();
+}
+
+/** Creates the database `url` names unless it exists; true when it was created. */
+export function ensureDatabase(url: string): Promise<boolean> {
+  const name = databaseName(url);
+  return withMaintenanceClient(url, async (client) => {
+    const existing = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (existing.rowCount !== 0) return false;
+    try {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+      return true;
+    } catch (error) {
+      // Someone else created it between our check and our CREATE.
+      if (error instanceof pg.DatabaseError && error.code === "42P04") return false;
+      throw error;
+    }
+  });
+}
+
+/** Drops the database `url` names, closing its open connections first. */
+export function dropDatabase(url: string): Promise<void> {
+  const name = databaseName(url);
+  return withMaintenanceClient(url, async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+  });
+}

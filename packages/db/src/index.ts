@@ -1,0 +1,28 @@
+export { type CreateDbOptions, createDb } from "./create-db";
+export type * from "./database";
+export { dropDatabase, ensureDatabase, redactUrl } from "./database-admin";
+export { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
+export { type AppendInput, append, appendInTx, type NewEvent, type TraceHeaders } from "./event-store";
+export { newId } from "./ids";
+export { readEventPayload, readJson, readSessionState } from "./json-readers";
+export {
+  type AcquireLeaseInput,
+  acquireLease,
+  expiredLeases,
+  type FinishWakeInput,
+  finishWake,
+  type RenewLeaseInput,
+  type RequeueWakeInput,
+  renewLease,
+  requeueWake,
+} from "./lease";
+export { migrateToLatest } from "./migrator";
+export { isUniqueViolation } from "./pg-errors";
+export {
+  type CreateSessionInput,
+  createSession,
+  getSession,
+  type ReadEventsInput,
+  readEvents,
+} from "./session-queries";
+export { type OpenWakeInput, openWake } from "./wakes";

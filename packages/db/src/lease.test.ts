@@ -1,0 +1,181 @@
+import { createTestDatabase, type SeededAgent, seedAgent, type TestDatabase } from "@wakeloop/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { append, appendInTx } from "./event-store";
+import { newId } from "./ids";
+import { acquireLease, expiredLeases, finishWake, renewLease, requeueWake } from "./lease";
+import { isUniqueViolation } from "./pg-errors";
+import { createSession, getSession } from "./session-queries";
+import { openWake } from "./wakes";
+
+let testDb: TestDatabase;
+let seeded: SeededAgent;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase({ max: 10 });
+  seeded = await seedAgent(testDb.db);
+});
+afterAll(() => testDb.drop());
+
+async function sessionWithWake(): Promise<{ sessionId: string; wakeId: string }> {
+  const session = await createSession(testDb.db, {
+    tenantId: seeded.tenantId,
+    agentId: seeded.agentId,
+    agentVersion: seeded.agentVersion,
+    environmentId: null,
+    parentSessionId: null,
+    title: null,
+    metadata: {},
+    budget: { max_total_tokens: null },
+  });
+  const wake = await openWake(testDb.db, {
+    tenantId: seeded.tenantId,
+    sessionId: session.id,
+    reason: "user_message",
+  });
+  if (wake === null) throw new Error("a new session has no open wake");
+  return { sessionId: session.id, wakeId: wake.id };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function wake(wakeId: string) {
+  return testDb.db.selectFrom("wakes").selectAll().where("id", "=", wakeId).executeTakeFirstOrThrow();
+}
+
+describe("leases", () => {
+  it("acquire bumps the session epoch once; a second acquire of the same wake gets nothing", async () => {
+    const { sessionId, wakeId } = await sessionWithWake();
+    const lease = { tenantId: seeded.tenantId, sessionId, wakeId, ttlMs: 30_000 };
+    const [a, b] = await Promise.all([
+      acquireLease(testDb.db, { ...lease, workerId: "worker-a" }),
+      acquireLease(testDb.db, { ...lease, workerId: "worker-b" }),
+    ]);
+    expect([a, b].filter((won) => won !== null)).toEqual([{ epoch: 1 }]);
+    expect(await acquireLease(testDb.db, { ...lease, workerId: "worker-c" })).toBeNull();
+    expect((await getSession(testDb.db, seeded.tenantId, sessionId))?.lease_epoch).toBe(1);
+    expect(await wake(wakeId)).toMatchObject({
+      status: "running",
+      lease_epoch: 1,
+      worker_id: a ? "worker-a" : "worker-b",
+    });
+
+    const appended = await append(testDb.db, {
+      tenantId: seeded.tenantId,
+      sessionId,
+      events: [{ type: "session.status_running" }],
+      fence: 1,
+    });
+    expect(appended).toHaveLength(1);
+  });
+
+  it("re-queue of an expired lease fences out the stalled worker", async () => {
+    const { sessionId, wakeId } = await sessionWithWake();
+    const tenantId = seeded.tenantId;
+    const held = await acquireLease(testDb.db, {
+      tenantId,
+      sessionId,
+      wakeId,
+      workerId: "stalled",
+      ttlMs: 1,
+    });
+    expect(held).toEqual({ epoch: 1 });
+    await sleep(20);
+
+    const expired = await expiredLeases(testDb.db, new Date(Date.now() + 1_000));
+    expect(expired.map((row) => row.id)).toContain(wakeId);
+    const requeued = await testDb.db.transaction().execute(async (trx) => {
+      const row = await requeueWake(trx, { tenantId, wakeId, expectedEpoch: 1 });
+      await appendInTx(trx, { tenantId, sessionId, events: [{ type: "session.status_rescheduled" }] });
+      return row;
+    });
+    expect(requeued).toMatchObject({ status: "queued", attempt: 2, worker_id: null, lease_epoch: null });
+    expect(await getSession(testDb.db, tenantId, sessionId)).toMatchObject({
+      lease_epoch: 2,
+      status: "rescheduling",
+      last_seq: 1,
+    });
+
+    await expect(
+      append(testDb.db, { tenantId, sessionId, events: [{ type: "agent.thinking" }], fence: 1 }),
+    ).rejects.toMatchObject({ code: "stale_fence" });
+    expect(await renewLease(testDb.db, { tenantId, wakeId, epoch: 1, ttlMs: 30_000 })).toBe(false);
+    expect(await finishWake(testDb.db, { tenantId, wakeId, epoch: 1, status: "completed" })).toBe(false);
+
+    const next = await acquireLease(testDb.db, {
+      tenantId,
+      sessionId,
+      wakeId,
+      workerId: "fresh",
+      ttlMs: 30_000,
+    });
+    expect(next).toEqual({ epoch: 3 });
+    expect(await finishWake(testDb.db, { tenantId, wakeId, epoch: 3, status: "completed" })).toBe(true);
+    expect(await wake(wakeId)).toMatchObject({ status: "completed", attempt: 2, lease_expires_at: null });
+  });
+
+  it("does not re-queue a lease that is live or was renewed", async () => {
+    const { sessionId, wakeId } = await sessionWithWake();
+    const tenantId = seeded.tenantId;
+    await acquireLease(testDb.db, { tenantId, sessionId, wakeId, workerId: "w", ttlMs: 60_000 });
+    const requeued = await testDb.db
+      .transaction()
+      .execute((trx) => requeueWake(trx, { tenantId, wakeId, expectedEpoch: 1 }));
+    expect(requeued).toBeNull();
+    expect(await renewLease(testDb.db, { tenantId, wakeId, epoch: 1, ttlMs: 60_000 })).toBe(true);
+    expect((await getSession(testDb.db, tenantId, sessionId))?.lease_epoch).toBe(1);
+  });
+
+  it("a racing renewal and re-queue of an expired lease never both win", async () => {
+    const tenantId = seeded.tenantId;
+    for (let round = 0; round < 15; round++) {
+      const { sessionId, wakeId } = await sessionWithWake();
+      await acquireLease(testDb.db, { tenantId, sessionId, wakeId, workerId: "w", ttlMs: 1 });
+      await sleep(5);
+      const [renewed, requeued] = await Promise.all([
+        renewLease(testDb.db, { tenantId, wakeId, epoch: 1, ttlMs: 60_000 }),
+        testDb.db.transaction().execute((trx) => requeueWake(trx, { tenantId, wakeId, expectedEpoch: 1 })),
+      ]);
+      expect(renewed !== (requeued !== null)).toBe(true);
+      const row = await wake(wakeId);
+      const epoch = (await getSession(testDb.db, tenantId, sessionId))?.lease_epoch;
+      expect(row.status).toBe(renewed ? "running" : "queued");
+      expect(epoch).toBe(renewed ? 1 : 2);
+    }
+  });
+});
+
+describe("open wakes", () => {
+  it("allows at most one open wake per session", async () => {
+    const { sessionId, wakeId } = await sessionWithWake();
+    const tenantId = seeded.tenantId;
+    expect(await openWake(testDb.db, { tenantId, sessionId, reason: "reminder" })).toBeNull();
+
+    const insertSecond = testDb.db
+      .insertInto("wakes")
+      .values({
+        id: newId("wake"),
+        tenant_id: tenantId,
+        session_id: sessionId,
+        status: "queued",
+        reason: "reminder",
+        attempt: 1,
+        due_at: new Date(),
+      })
+      .execute();
+    const error = await insertSecond.then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(isUniqueViolation(error, "wakes_one_open_per_session")).toBe(true);
+
+    const { epoch } =
+      (await acquireLease(testDb.db, { tenantId, sessionId, wakeId, workerId: "w", ttlMs: 30_000 })) ?? {};
+    expect(await openWake(testDb.db, { tenantId, sessionId, reason: "reminder" })).toBeNull();
+    expect(await finishWake(testDb.db, { tenantId, wakeId, epoch: epoch ?? -1, status: "completed" })).toBe(
+      true,
+    );
+    expect(await openWake(testDb.db, { tenantId, sessionId, reason: "reminder" })).toMatchObject({
+      status: "queued",
+    });
+  });
+});

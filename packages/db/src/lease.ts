@@ -1,0 +1,185 @@
+import { WakeloopError } from "@wakeloop/contracts";
+import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
+import type { Database, WakeRow, WakeStatus } from "./database";
+
+/*
+ * Leases and fencing (invariant 3). A worker owns a session while its wake is `running` with an
+ * unexpired lease; every acquisition and every re-queue bumps `sessions.lease_epoch`, and appends
+ * carry the epoch as a fence, so a worker that lost its lease can never write again.
+ *
+ * All lease times use the database clock, so workers and the sweeper never disagree through skew.
+ * Renewal and re-queue are each one conditional UPDATE of the same wake row: Postgres serializes
+ * them on the row lock and re-checks the loser's WHERE against the winner's result, so a lease is
+ * either renewed or re-queued, never both.
+ *
+ * Lock order is session row, then wake row. Inside one transaction, append events before touching
+ * the wake (e.g. `appendInTx` then `finishWake`), or two transactions can deadlock.
+ */
+
+function expiresIn(ttlMs: number): RawBuilder<Date> {
+  if (!Number.isInteger(ttlMs) || ttlMs <= 0) {
+    throw new WakeloopError("invalid_lease_ttl", `lease ttl must be a positive integer of ms, got ${ttlMs}`);
+  }
+  return sql<Date>`now() + ${ttlMs}::integer * interval '1 millisecond'`;
+}
+
+export interface AcquireLeaseInput {
+  tenantId: string;
+  sessionId: string;
+  wakeId: string;
+  workerId: string;
+  ttlMs: number;
+}
+
+/**
+ * Takes a `queued` wake: bumps the session's epoch and marks the wake running under it. Returns null
+ * when the wake is not queued any more (taken by another worker, finished or cancelled), which is
+ * the normal outcome of a duplicate wake-job delivery.
+ */
+export function acquireLease(
+  db: Kysely<Database>,
+  input: AcquireLeaseInput,
+): Promise<{ epoch: number } | null> {
+  const expiresAt = expiresIn(input.ttlMs);
+  return db.transaction().execute(async (trx) => {
+    const session = await trx
+      .selectFrom("sessions")
+      .select("lease_epoch")
+      .where("tenant_id", "=", input.tenantId)
+      .where("id", "=", input.sessionId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (session === undefined) return null;
+    const epoch = session.lease_epoch + 1;
+    const wake = await trx
+      .updateTable("wakes")
+      .set({
+        status: "running",
+        worker_id: input.workerId,
+        lease_epoch: epoch,
+        lease_expires_at: expiresAt,
+        started_at: sql<Date>`now()`,
+      })
+      .where("id", "=", input.wakeId)
+      .where("tenant_id", "=", input.tenantId)
+      .where("session_id", "=", input.sessionId)
+      .where("status", "=", "queued")
+      .returning("id")
+      .executeTakeFirst();
+    if (wake === undefined) return null;
+    await trx.updateTable("sessions").set({ lease_epoch: epoch }).where("id", "=", input.sessionId).execute();
+    return { epoch };
+  });
+}
+
+export interface RenewLeaseInput {
+  tenantId: string;
+  wakeId: string;
+  epoch: number;
+  ttlMs: number;
+}
+
+/**
+ * Extends a held lease. False means the lease is lost (re-queued or finished): stop the wake. A lease
+ * that expired but was not re-queued yet is still renewed, since nobody else can hold it.
+ */
+export async function renewLease(db: Kysely<Database>, input: RenewLeaseInput): Promise<boolean> {
+  const renewed = await db
+    .updateTable("wakes")
+    .set({ lease_expires_at: expiresIn(input.ttlMs) })
+    .where("id", "=", input.wakeId)
+    .where("tenant_id", "=", input.tenantId)
+    .where("status", "=", "running")
+    .where("lease_epoch", "=", input.epoch)
+    .returning("id")
+    .executeTakeFirst();
+  return renewed !== undefined;
+}
+
+export interface FinishWakeInput {
+  tenantId: string;
+  wakeId: string;
+  epoch: number;
+  status: Extract<WakeStatus, "completed" | "failed" | "cancelled">;
+}
+
+/** Closes a running wake held under `epoch`; false if the lease was lost first. Accepts a transaction. */
+export async function finishWake(db: Kysely<Database>, input: FinishWakeInput): Promise<boolean> {
+  const finished = await db
+    .updateTable("wakes")
+    .set({ status: input.status, lease_expires_at: null, finished_at: sql<Date>`now()` })
+    .where("id", "=", input.wakeId)
+    .where("tenant_id", "=", input.tenantId)
+    .where("status", "=", "running")
+    .where("lease_epoch", "=", input.epoch)
+    .returning("id")
+    .executeTakeFirst();
+  return finished !== undefined;
+}
+
+/** Running wakes whose lease expired before `now`, oldest first, across tenants (the sweeper's view). */
+export function expiredLeases(db: Kysely<Database>, now: Date, limit = 100): Promise<WakeRow[]> {
+  return db
+    .selectFrom("wakes")
+    .selectAll()
+    .where("status", "=", "running")
+    .where("lease_expires_at", "<", now)
+    .orderBy("lease_expires_at")
+    .limit(limit)
+    .execute();
+}
+
+export interface RequeueWakeInput {
+  tenantId: string;
+  wakeId: string;
+  /** The epoch the sweeper saw expire; a renewal or a newer lease since then makes this a no-op. */
+  expectedEpoch: number;
+}
+
+/**
+ * Puts a wake whose lease expired back in the queue (attempt + 1) and bumps the session's epoch, so
+ * the stalled worker is fenced out. Runs in the caller's transaction, which appends
+ * `session.status_rescheduled` with it. Returns the re-queued wake, or null when the lease was
+ * renewed, finished or already re-queued in the meantime.
+ */
+export async function requeueWake(
+  trx: Transaction<Database>,
+  input: RequeueWakeInput,
+): Promise<WakeRow | null> {
+  const target = await trx
+    .selectFrom("wakes")
+    .select("session_id")
+    .where("id", "=", input.wakeId)
+    .where("tenant_id", "=", input.tenantId)
+    .executeTakeFirst();
+  if (target === undefined) return null;
+  await trx
+    .selectFrom("sessions")
+    .select("id")
+    .where("id", "=", target.session_id)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  const wake = await trx
+    .updateTable("wakes")
+    .set((eb) => ({
+      status: "queued",
+      attempt: eb("attempt", "+", 1),
+      worker_id: null,
+      lease_epoch: null,
+      lease_expires_at: null,
+      due_at: sql<Date>`now()`,
+    }))
+    .where("id", "=", input.wakeId)
+    .where("status", "=", "running")
+    .where("lease_epoch", "=", input.expectedEpoch)
+    .where("lease_expires_at", "<", sql<Date>`now()`)
+    .returningAll()
+    .executeTakeFirst();
+  if (wake === undefined) return null;
+  await trx
+    .updateTable("sessions")
+    .set((eb) => ({ lease_epoch: eb("lease_epoch", "+", 1) }))
+    .where("id", "=", target.session_id)
+    .execute();
+  return wake;
+}

@@ -1,0 +1,20 @@
+import type { Migration } from "kysely";
+import * as m0001 from "./0001-tenancy";
+import * as m0002 from "./0002-agents-environments";
+import * as m0003 from "./0003-sessions-events-outbox";
+import * as m0004 from "./0004-wakes-tool-calls";
+import * as m0005 from "./0005-spans";
+import * as m0006 from "./0006-agent-state-idempotency";
+
+/**
+ * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
+ * from source, tests and bundles. Migrations are append-only: never edit one that has shipped.
+ */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  "0001-tenancy": m0001,
+  "0002-agents-environments": m0002,
+  "0003-sessions-events-outbox": m0003,
+  "0004-wakes-tool-calls": m0004,
+  "0005-spans": m0005,
+  "0006-agent-state-idempotency": m0006,
+};

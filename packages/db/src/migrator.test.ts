@@ -1,0 +1,59 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
+import { afterAll, describe, expect, it } from "vitest";
+import { createDb } from "./create-db";
+import { dropDatabase, ensureDatabase } from "./database-admin";
+import { MIGRATIONS } from "./migrations";
+import { migrateToLatest } from "./migrator";
+
+const server = new URL(process.env.WL_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres");
+server.pathname = `/wl_test_migrate_${randomBytes(6).toString("hex")}`;
+const url = server.toString();
+
+afterAll(() => dropDatabase(url));
+
+describe("migrations", () => {
+  it("create the database once, apply on an empty database, and are idempotent", async () => {
+    expect(await ensureDatabase(url)).toBe(true);
+    expect(await ensureDatabase(url)).toBe(false);
+
+    const db = createDb({ url, max: 4 });
+    try {
+      // Two services starting together: kysely's migration lock lets exactly one apply them.
+      const [first, second] = await Promise.all([migrateToLatest(db), migrateToLatest(db)]);
+      expect([...first, ...second]).toEqual(Object.keys(MIGRATIONS));
+      expect(await migrateToLatest(db)).toEqual([]);
+
+      const tables = await sql<{ table_name: string }>`
+        SELECT table_name FROM information_schema.tables
+        WHERE table_schema = 'public' AND table_name NOT LIKE 'kysely_%' ORDER BY table_name`.execute(db);
+      expect(tables.rows.map((row) => row.table_name)).toEqual([
+        "agent_state",
+        "agent_versions",
+        "agents",
+        "api_keys",
+        "environments",
+        "idempotency_keys",
+        "outbox",
+        "session_events",
+        "sessions",
+        "spans",
+        "tenants",
+        "tool_calls",
+        "wakes",
+      ]);
+
+      // Agent versions are immutable: sessions pin the version they started with.
+      await sql`INSERT INTO tenants (id, name) VALUES ('tnt_1', 't')`.execute(db);
+      await sql`INSERT INTO agents (id, tenant_id, name, latest_version) VALUES ('agent_1', 'tnt_1', 'a', 1)`.execute(
+        db,
+      );
+      await sql`INSERT INTO agent_versions (agent_id, version, tenant_id, spec) VALUES ('agent_1', 1, 'tnt_1', '{}')`.execute(
+        db,
+      );
+      await expect(sql`UPDATE agent_versions SET spec = '{"x":1}'`.execute(db)).rejects.toThrow(/immutable/);
+    } finally {
+      await db.destroy();
+    }
+  });
+});

@@ -1,0 +1,10 @@
+import pg from "pg";
+
+/** True when `error` is Postgres' unique violation, optionally of the named constraint or index. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  return (
+    error instanceof pg.DatabaseError &&
+    error.code === "23505" &&
+    (constraint === undefined || error.constraint === constraint)
+  );
+}

@@ -1,0 +1,78 @@
+import type { Budget, Metadata, SessionEvent } from "@wakeloop/contracts";
+import { initialSessionState } from "@wakeloop/session-core";
+import type { Kysely } from "kysely";
+import type { Database } from "./database";
+import { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
+import { newId } from "./ids";
+
+export interface CreateSessionInput {
+  tenantId: string;
+  agentId: string;
+  agentVersion: number;
+  environmentId: string | null;
+  parentSessionId: string | null;
+  title: string | null;
+  metadata: Metadata;
+  budget: Budget;
+  now?: Date;
+}
+
+/** A new idle session with no events yet; the projection starts from `initialSessionState`. */
+export async function createSession(db: Kysely<Database>, input: CreateSessionInput): Promise<SessionRow> {
+  const state = initialSessionState({ title: input.title, metadata: input.metadata, budget: input.budget });
+  const now = input.now ?? new Date();
+  const row = await db
+    .insertInto("sessions")
+    .values({
+      id: newId("session"),
+      tenant_id: input.tenantId,
+      agent_id: input.agentId,
+      agent_version: input.agentVersion,
+      environment_id: input.environmentId,
+      parent_session_id: input.parentSessionId,
+      status: state.status,
+      state: JSON.stringify(state),
+      last_seq: 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return sessionFromRow(row);
+}
+
+export async function getSession(
+  db: Kysely<Database>,
+  tenantId: string,
+  sessionId: string,
+): Promise<SessionRow | null> {
+  const row = await db
+    .selectFrom("sessions")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", sessionId)
+    .executeTakeFirst();
+  return row === undefined ? null : sessionFromRow(row);
+}
+
+export interface ReadEventsInput {
+  tenantId: string;
+  sessionId: string;
+  /** Events with a seq strictly greater than this; 0 reads from the start. */
+  afterSeq?: number;
+  limit?: number;
+}
+
+/** Events in seq order. An unknown session reads as empty; check it with `getSession` first. */
+export async function readEvents(db: Kysely<Database>, input: ReadEventsInput): Promise<SessionEvent[]> {
+  const rows = await db
+    .selectFrom("session_events")
+    .selectAll()
+    .where("tenant_id", "=", input.tenantId)
+    .where("session_id", "=", input.sessionId)
+    .where("seq", ">", input.afterSeq ?? 0)
+    .orderBy("seq")
+    .limit(input.limit ?? 1_000)
+    .execute();
+  return rows.map(eventFromRow);
+}
