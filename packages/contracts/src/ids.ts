@@ -19,5 +19,6 @@ export const ID_PREFIX = {
   event: "sevt",
   wake: "wake",
   toolCall: "tcall",
+  toolBatch: "tbatch",
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;

@@ -136,6 +136,8 @@ export interface ToolCallsTable {
   status: ToolCallStatus;
   idempotent: boolean;
   result: NullableJson;
+  /** The batch whose plan scheduled this call. */
+  batch_id: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -175,6 +177,16 @@ export interface IdempotencyKeysTable {
   created_at: CreatedAt;
 }
 
+/** The stored batch plan of one model response (tool-runtime's `BatchPlan`). */
+export interface ToolBatchesTable {
+  id: string;
+  tenant_id: string;
+  session_id: string;
+  wake_id: string;
+  plan: Json;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
@@ -186,6 +198,7 @@ export interface Database {
   outbox: OutboxTable;
   wakes: WakesTable;
   tool_calls: ToolCallsTable;
+  tool_batches: ToolBatchesTable;
   spans: SpansTable;
   agent_state: AgentStateTable;
   idempotency_keys: IdempotencyKeysTable;

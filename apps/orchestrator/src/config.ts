@@ -1,0 +1,35 @@
+import { parseConfig, serviceEnv } from "@wakeloop/service-kit";
+import { z } from "zod";
+
+/** Orchestrator settings: the shared ones (Postgres, NATS, telemetry, health port) come from serviceEnv. */
+export const OrchestratorEnv = serviceEnv({ healthPort: 9081 }).extend({
+  EVENT_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(16)
+    .describe("Committed events decided on at once; each decision is one short Postgres round trip"),
+  LEASE_SWEEP_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .default(1_000)
+    .describe("How often expired wake leases are looked for; a crashed wake resumes within ttl + this"),
+  WAKE_MAX_ATTEMPTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(3)
+    .describe("Workers a wake may lose before the session idles with retries_exhausted"),
+  WAKE_REPUBLISH_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(15_000)
+    .describe("A wake queued this long without a worker has its job published again (e.g. NATS was wiped)"),
+});
+export type OrchestratorConfig = z.output<typeof OrchestratorEnv>;
+
+export function loadConfig(): OrchestratorConfig {
+  return parseConfig(OrchestratorEnv, process.env);
+}

@@ -1,0 +1,10 @@
+import { runService } from "@wakeloop/service-kit";
+import { loadConfig } from "./config";
+import { startOrchestrator } from "./orchestrator";
+
+// Wiring only (STYLE §8): behaviour modules are started here and stopped by the returned stoppable.
+await runService({
+  name: "orchestrator",
+  config: loadConfig(),
+  start: async ({ db, bus, log, config }) => startOrchestrator({ db, bus, log, config }),
+});

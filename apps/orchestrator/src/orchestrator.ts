@@ -1,0 +1,51 @@
+import { type Bus, createOutboxRelay, ensureConsumer, ensureStreams } from "@wakeloop/bus";
+import type { Database } from "@wakeloop/db";
+import type { Logger } from "@wakeloop/telemetry";
+import type { Kysely } from "kysely";
+import type { OrchestratorConfig } from "./config";
+import { runSweeper } from "./lease-sweeper";
+import { eventsConsumer, watchSessions } from "./session-watcher";
+
+/**
+ * Starts the orchestrator's three loops: the outbox relay (committed events → JetStream), the session
+ * watcher (events → wakes) and the lease sweeper (crashed wakes → rescheduled). `stop` ends all three
+ * after the work in hand.
+ */
+export async function startOrchestrator(deps: {
+  db: Kysely<Database>;
+  bus: Bus;
+  log: Logger;
+  config: OrchestratorConfig;
+}): Promise<{ stop(): Promise<void> }> {
+  const { db, bus, log, config } = deps;
+  await ensureStreams(bus.jsm, bus.catalog);
+  await ensureConsumer(bus.jsm, eventsConsumer(bus));
+  const relay = createOutboxRelay({
+    db,
+    listenUrl: config.DATABASE_URL,
+    js: bus.js,
+    subjects: bus.subjects,
+    onError: (err) => log.warn({ err }, "outbox relay recovered from an error"),
+  });
+  await relay.start();
+  const stopping = new AbortController();
+  const loops = Promise.all([
+    watchSessions({ db, bus, log, concurrency: config.EVENT_CONCURRENCY, signal: stopping.signal }),
+    runSweeper(
+      { db, bus, log },
+      {
+        intervalMs: config.LEASE_SWEEP_INTERVAL_MS,
+        maxAttempts: config.WAKE_MAX_ATTEMPTS,
+        republishQueuedAfterMs: config.WAKE_REPUBLISH_AFTER_MS,
+        signal: stopping.signal,
+      },
+    ),
+  ]);
+  return {
+    async stop() {
+      stopping.abort();
+      await loops;
+      await relay.stop();
+    },
+  };
+}

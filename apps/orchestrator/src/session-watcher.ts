@@ -1,0 +1,65 @@
+import { type Bus, withConsumer } from "@wakeloop/bus";
+import type { EventType } from "@wakeloop/contracts";
+import type { Database } from "@wakeloop/db";
+import type { Logger } from "@wakeloop/telemetry";
+import type { Kysely } from "kysely";
+import { applyIdleInterrupt } from "./idle-interrupt";
+import { scheduleIfNeeded } from "./wake-scheduler";
+
+export const ORCHESTRATOR_CONSUMER = "orchestrator";
+
+/** Events after which a session may need a wake (DESIGN §3 steps 2, 6; a raised budget; work left at idle). */
+const WAKE_TRIGGERS = new Set<EventType>([
+  "user.message",
+  "user.tool_confirmation",
+  "user.custom_tool_result",
+  "session.updated",
+  "session.status_idle",
+]);
+
+export function eventsConsumer(bus: Bus) {
+  return withConsumer(bus.catalog.events, {
+    durable: ORCHESTRATOR_CONSUMER,
+    filterSubject: `${bus.subjects.prefix}.evt.>`,
+    ackWaitMs: 30_000,
+    maxDeliver: 10,
+    deliverPolicy: "all",
+  });
+}
+
+/**
+ * Follows the committed events of every session through one durable consumer shared by all
+ * orchestrator replicas. Each decision re-reads the session from Postgres, so a late, repeated or
+ * reordered delivery can only lead to the same decision.
+ */
+export function watchSessions(deps: {
+  db: Kysely<Database>;
+  bus: Bus;
+  log: Logger;
+  concurrency: number;
+  signal: AbortSignal;
+}): Promise<void> {
+  const { db, bus, log } = deps;
+  return bus.consume(
+    eventsConsumer(bus),
+    async ({ data: event, subject }) => {
+      const tenantId = subject.split(".")[bus.subjects.prefix.split(".").length + 1];
+      if (tenantId === undefined) return;
+      const target = { tenantId, sessionId: event.session_id };
+      if (event.type === "user.interrupt") {
+        if (await applyIdleInterrupt(db, target))
+          log.info({ session_id: event.session_id }, "interrupt applied to idle session");
+        return;
+      }
+      if (!WAKE_TRIGGERS.has(event.type)) return;
+      const wake = await scheduleIfNeeded(db, bus, target);
+      if (wake)
+        log.info({ session_id: wake.session_id, wake_id: wake.id, reason: wake.reason }, "wake queued");
+    },
+    {
+      concurrency: deps.concurrency,
+      signal: deps.signal,
+      onError: (err) => log.warn({ err }, "events consumer recovered from an error"),
+    },
+  );
+}

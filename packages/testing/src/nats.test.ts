@@ -1,0 +1,53 @@
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { describe, expect, it } from "vitest";
+import { cleanupPrefix, startNatsServer, testNatsUrl, testPrefix } from "./nats";
+
+describe("testPrefix", () => {
+  it("gives a fresh lowercase prefix each call", () => {
+    const a = testPrefix();
+    expect(a).toMatch(/^t[0-9a-f]{10}$/);
+    expect(testPrefix()).not.toBe(a);
+  });
+});
+
+describe("cleanupPrefix", () => {
+  it("deletes the streams of one prefix and leaves the others", async () => {
+    const nc = await connect({ servers: testNatsUrl() });
+    const jsm = await jetstreamManager(nc);
+    const mine = testPrefix();
+    const other = `${mine}x`; // shares the first characters: must survive
+    try {
+      await jsm.streams.add({ name: `${mine.toUpperCase()}_EVENTS`, subjects: [`${mine}.evt.>`] });
+      await jsm.streams.add({ name: `${other.toUpperCase()}_EVENTS`, subjects: [`${other}.evt.>`] });
+      await cleanupPrefix(jsm, mine);
+      const names: string[] = [];
+      for await (const name of jsm.streams.names()) names.push(name);
+      expect(names).not.toContain(`${mine.toUpperCase()}_EVENTS`);
+      expect(names).toContain(`${other.toUpperCase()}_EVENTS`);
+    } finally {
+      await cleanupPrefix(jsm, other);
+      await nc.close();
+    }
+  });
+});
+
+describe("startNatsServer", () => {
+  it("runs a private JetStream server that keeps its store and port across a restart", async () => {
+    const server = await startNatsServer({ jetstream: true });
+    try {
+      expect(server.url).not.toBe(testNatsUrl());
+      const nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.add({ name: "KEPT", subjects: ["kept.>"] });
+      await jsm.jetstream().publish("kept.a", "hello");
+      await server.restart({ downMs: 200 });
+      const info = await jsm.streams.info("KEPT");
+      expect(info.state.messages).toBe(1);
+      await nc.close();
+    } finally {
+      await server.stop();
+    }
+    await expect(connect({ servers: server.url, timeout: 500 })).rejects.toThrow();
+  });
+});

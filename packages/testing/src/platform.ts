@@ -1,0 +1,223 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { connectBus } from "@wakeloop/bus";
+import type { SessionEvent } from "@wakeloop/contracts";
+import { type FakeModelServer, type Script, startFakeModelServer } from "@wakeloop/fake-model";
+import { AppProcess } from "./app-process";
+import { createTestDatabase, type TestDatabase } from "./database";
+import { cleanupPrefix, testNatsUrl, testPrefix } from "./nats";
+
+const ROOT = join(import.meta.dirname, "..", "..", "..");
+const READY_TIMEOUT_MS = 60_000;
+
+export interface PlatformOptions {
+  /** Harness workers, each its own process (default 2). */
+  workers?: number;
+  /** Start the sandbox-runner (needs the Docker engine and the sandbox image). */
+  sandbox?: boolean;
+  /** Extra environment for every app. */
+  env?: Record<string, string>;
+  /** Extra environment for the harness workers. */
+  workerEnv?: Record<string, string>;
+  script?: Script;
+}
+
+export interface ApiResponse {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: tests assert on response bodies of every shape
+  body: any;
+  headers: Headers;
+}
+
+/**
+ * The whole platform for end-to-end tests and benchmarks: a fresh database, a subject prefix, the fake
+ * model server in this process, and every app as its own process (two harness workers by default).
+ */
+export class Platform {
+  readonly apps = new Map<string, AppProcess>();
+  apiKey = "";
+  tenantId = "";
+  baseUrl = "";
+
+  private constructor(
+    readonly database: TestDatabase,
+    readonly prefix: string,
+    readonly fake: FakeModelServer,
+    private readonly options: PlatformOptions,
+  ) {}
+
+  static async start(options: PlatformOptions = {}): Promise<Platform> {
+    const database = await createTestDatabase();
+    const fake = await startFakeModelServer(options.script ? { script: options.script } : {});
+    const platform = new Platform(database, testPrefix(), fake, options);
+    try {
+      await platform.boot();
+    } catch (error) {
+      await platform.stop();
+      throw error;
+    }
+    return platform;
+  }
+
+  get db() {
+    return this.database.db;
+  }
+
+  /** The model configuration of an agent that talks to this platform's fake model server. */
+  fakeModel(provider: "openai_compatible" | "anthropic" = "openai_compatible") {
+    return provider === "anthropic"
+      ? { provider, id: "fake-claude", base_url: this.fake.url }
+      : { provider, id: "fake-gpt", base_url: `${this.fake.url}/v1` };
+  }
+
+  private env(extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      DATABASE_URL: this.database.url,
+      NATS_URL: testNatsUrl(),
+      WL_SUBJECT_PREFIX: this.prefix,
+      HEALTH_PORT: "0",
+      PORT: "0",
+      LOG_LEVEL: "info",
+      ANTHROPIC_API_KEY: "fake-key",
+      OPENAI_API_KEY: "fake-key",
+      SANDBOX_ENABLED: this.options.sandbox ? "true" : "false",
+      ...this.options.env,
+      ...extra,
+    };
+  }
+
+  private async boot(): Promise<void> {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "apps/gateway/src/cli/create-tenant.ts",
+        "--name",
+        "e2e",
+        "--json",
+        "--database-url",
+        this.database.url,
+      ],
+      { cwd: ROOT },
+    );
+    const created = JSON.parse(stdout) as { tenant: { id: string }; owner_key: { key: string } };
+    this.tenantId = created.tenant.id;
+    this.apiKey = created.owner_key.key;
+
+    const names = [
+      "orchestrator",
+      "gateway",
+      "memory-retrieval",
+      ...(this.options.sandbox ? ["sandbox-runner"] : []),
+    ];
+    for (const name of names) this.apps.set(name, new AppProcess(name, this.env(), { cwd: ROOT }));
+    for (let index = 1; index <= (this.options.workers ?? 2); index++) this.startWorker(`worker-${index}`);
+    await Promise.all([...this.apps.values()].map((app) => app.record("ready", READY_TIMEOUT_MS)));
+    const listening = await this.app("gateway").record("API listening", READY_TIMEOUT_MS);
+    this.baseUrl = `http://127.0.0.1:${String(listening.port)}`;
+  }
+
+  /** Starts a harness worker under `name` (also its WORKER_ID); resolves once it is ready. */
+  startWorker(name: string): Promise<AppProcess> {
+    const worker = new AppProcess(
+      "harness-worker",
+      this.env({ WORKER_ID: name, ...this.options.workerEnv }),
+      {
+        cwd: ROOT,
+      },
+    );
+    this.apps.set(name, worker);
+    return worker.record("ready", READY_TIMEOUT_MS).then(() => worker);
+  }
+
+  app(name: string): AppProcess {
+    const app = this.apps.get(name);
+    if (!app) throw new Error(`no app ${name}`);
+    return app;
+  }
+
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${this.apiKey}`,
+        ...(body !== undefined && { "content-type": "application/json" }),
+        ...headers,
+      },
+      ...(body !== undefined && { body: typeof body === "string" ? body : JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body: parsed, headers: response.headers };
+  }
+
+  async events(sessionId: string): Promise<SessionEvent[]> {
+    const all: SessionEvent[] = [];
+    for (let after = 0; ; ) {
+      const page = await this.request(
+        "GET",
+        `/v1/sessions/${sessionId}/events?after_seq=${after}&limit=1000`,
+      );
+      if (page.status !== 200) throw new Error(`events: ${page.status} ${JSON.stringify(page.body)}`);
+      all.push(...page.body.data);
+      if (page.body.next_after_seq === null) return all;
+      after = page.body.next_after_seq;
+    }
+  }
+
+  /** Polls the session's events until `predicate` holds for one of them, and returns that event. */
+  async waitForEvent(
+    sessionId: string,
+    predicate: (event: SessionEvent, all: SessionEvent[]) => boolean,
+    timeoutMs = 30_000,
+  ): Promise<SessionEvent> {
+    const deadline = Date.now() + timeoutMs;
+    let last: SessionEvent[] = [];
+    while (Date.now() < deadline) {
+      last = await this.events(sessionId);
+      const found = last.find((event) => predicate(event, last));
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(
+      `timed out waiting for an event; events so far: ${JSON.stringify(last.map((e) => [e.seq, e.type]))}`,
+    );
+  }
+
+  /** Waits until the session is idle with a stop reason of `type` and no open wake. */
+  waitForIdle(sessionId: string, type: string, afterSeq = 0, timeoutMs = 30_000): Promise<SessionEvent> {
+    return this.waitForEvent(
+      sessionId,
+      (event) =>
+        event.seq > afterSeq && event.type === "session.status_idle" && event.stop_reason.type === type,
+      timeoutMs,
+    );
+  }
+
+  async stop(): Promise<void> {
+    for (const app of this.apps.values()) app.kill("SIGTERM");
+    await Promise.all(
+      [...this.apps.values()].map((app) => app.exitCode(15_000).catch(() => app.kill("SIGKILL"))),
+    );
+    await this.fake.close();
+    const bus = await connectBus({ servers: testNatsUrl(), name: "platform-cleanup" });
+    try {
+      await cleanupPrefix(bus.jsm, this.prefix);
+    } finally {
+      await bus.close();
+    }
+    await this.database.drop();
+  }
+}
