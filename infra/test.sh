@@ -3,6 +3,7 @@
 # task. Ends with the line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
+export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
 
 bash infra/setup.sh || { echo "set-up failed"; echo "0 passed, 1 failed"; exit 1; }
 

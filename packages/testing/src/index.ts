@@ -1,4 +1,4 @@
+export * from "./app-process";
 export * from "./database";
 export * from "./nats";
-export * from "./app-process";
 export * from "./platform";

@@ -1,0 +1,105 @@
+import { type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
+import {
+  type ModelClient,
+  ModelError,
+  type ModelRequest,
+  type ModelResponse,
+  retryDelayMs,
+} from "@wakeloop/model-providers";
+import {
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  GenAiOperation,
+} from "@wakeloop/telemetry";
+
+export interface RetryPolicy {
+  /** Retries after the first attempt for overload, rate limits and failed requests. */
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  random: () => number;
+}
+
+export interface ModelCallHooks {
+  /** A retryable failure; the call is tried again after `delayMs`. */
+  onRetry(error: ModelError, attempt: number, delayMs: number): Promise<void>;
+}
+
+/**
+ * One model request as a `chat {model}` span, retried with backoff while the provider says trying
+ * again can help. Throws the last ModelError when retries run out or the error is terminal; an abort
+ * of `signal` (interrupt, lost lease) throws `model_aborted` at once.
+ */
+export async function callModel(
+  tracer: Tracer,
+  client: ModelClient,
+  request: ModelRequest,
+  options: { signal: AbortSignal; retry: RetryPolicy; hooks: ModelCallHooks },
+): Promise<ModelResponse> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await tracer.startActiveSpan(`chat ${request.model}`, async (span) => {
+        span.setAttributes({
+          [ATTR_GEN_AI_OPERATION_NAME]: GenAiOperation.chat,
+          [ATTR_GEN_AI_PROVIDER_NAME]: client.provider,
+          [ATTR_GEN_AI_REQUEST_MODEL]: request.model,
+        });
+        try {
+          const response = await client.complete(request, { signal: options.signal });
+          span.setAttributes({
+            [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: response.usage.input_tokens,
+            [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: response.usage.output_tokens,
+          });
+          return response;
+        } catch (error) {
+          throw recordError(span, asModelError(error));
+        } finally {
+          span.end();
+        }
+      });
+    } catch (error) {
+      const failure = asModelError(error);
+      const { retry } = options;
+      const delay =
+        attempt <= retry.maxRetries
+          ? retryDelayMs(failure, attempt, {
+              random: retry.random,
+              baseMs: retry.baseDelayMs,
+              maxMs: retry.maxDelayMs,
+            })
+          : null;
+      if (delay === null || options.signal.aborted) throw failure;
+      await options.hooks.onRetry(failure, attempt, delay);
+      await sleep(delay, options.signal);
+    }
+  }
+}
+
+/** Model clients throw ModelError for every provider failure; anything else is our own bug. */
+function asModelError(error: unknown): ModelError {
+  if (error instanceof ModelError) return error;
+  return new ModelError("model_request_failed", error instanceof Error ? error.message : String(error), {
+    cause: error,
+  });
+}
+
+function recordError(span: Span, error: ModelError): ModelError {
+  span.recordException(error);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+  return error;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

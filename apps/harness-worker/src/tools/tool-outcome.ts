@@ -1,0 +1,21 @@
+import type { Content } from "@wakeloop/contracts";
+
+/** What one executed call returns to the model. */
+export interface ToolOutcome {
+  content: Content;
+  isError: boolean;
+  /** Structured result kept in the tool-call ledger. */
+  result?: unknown;
+  /** Stopped by an interrupt before it finished. */
+  cancelled?: boolean;
+  /** It may have run before a crash; it was not run again. */
+  unknown?: boolean;
+}
+
+export function jsonOutcome(value: unknown): ToolOutcome {
+  return { content: [{ type: "text", text: JSON.stringify(value) }], isError: false, result: value };
+}
+
+export function errorOutcome(message: string): ToolOutcome {
+  return { content: [{ type: "text", text: message }], isError: true, result: { error: message } };
+}

@@ -1,0 +1,31 @@
+import type { Logger } from "@wakeloop/telemetry";
+import type { WakeDeps } from "./run-wake";
+import type { SessionView } from "./session-view";
+import type { WakeWriter } from "./wake-writer";
+
+/**
+ * Makes sure a session with an environment has its sandbox before the model is offered sandbox tools
+ * (runtime gating reads `sandbox.status`). A warm-pool claim takes milliseconds; a failure is recorded
+ * as `sandbox.status: error` and the wake goes on without sandbox tools.
+ */
+export async function ensureSandbox(
+  deps: Pick<WakeDeps, "sandbox">,
+  view: SessionView,
+  writer: WakeWriter,
+  log: Logger,
+): Promise<void> {
+  if (deps.sandbox === null || view.environment === null || view.state.sandbox_status === "ready") return;
+  await writer.write({ events: [{ type: "sandbox.status", status: "provisioning" }] });
+  try {
+    const sandbox = await deps.sandbox.ensureSandbox({
+      tenantId: view.tenantId,
+      sessionId: view.sessionId,
+      environment: view.environment.spec.config,
+    });
+    await writer.write({ events: [{ type: "sandbox.status", status: sandbox.status }] });
+  } catch (error) {
+    log.warn({ err: error }, "sandbox could not be provisioned");
+    const message = error instanceof Error ? error.message : String(error);
+    await writer.write({ events: [{ type: "sandbox.status", status: "error", message }] });
+  }
+}

@@ -1,0 +1,64 @@
+import { AgentSpec, EnvironmentSpec, WakeloopError } from "@wakeloop/contracts";
+import { type Database, getSession, readEvents, readJson } from "@wakeloop/db";
+import type { Kysely } from "kysely";
+import { SessionView } from "./session-view";
+
+const PAGE = 1_000;
+
+/** Reads what a wake needs from Postgres: session, pinned agent version, environment, full history. */
+export async function loadSession(
+  db: Kysely<Database>,
+  tenantId: string,
+  sessionId: string,
+): Promise<SessionView> {
+  const session = await getSession(db, tenantId, sessionId);
+  if (session === null) throw new WakeloopError("session_not_found", `session ${sessionId} does not exist`);
+  const version = await db
+    .selectFrom("agent_versions")
+    .select("spec")
+    .where("tenant_id", "=", tenantId)
+    .where("agent_id", "=", session.agent_id)
+    .where("version", "=", session.agent_version)
+    .executeTakeFirstOrThrow();
+  const environment = session.environment_id
+    ? await db
+        .selectFrom("environments")
+        .select(["id", "spec"])
+        .where("tenant_id", "=", tenantId)
+        .where("id", "=", session.environment_id)
+        .executeTakeFirstOrThrow()
+    : null;
+  // Events committed after the session row was read are picked up by the wake's next write.
+  const state = session.state;
+  const events = [];
+  while (events.length < state.last_seq) {
+    const page = await readEvents(db, {
+      tenantId,
+      sessionId,
+      afterSeq: events.length,
+      limit: Math.min(PAGE, state.last_seq - events.length),
+    });
+    if (page.length === 0) {
+      throw new WakeloopError(
+        "session_history_mismatch",
+        `session ${sessionId} is missing events after seq ${events.length}`,
+      );
+    }
+    events.push(...page);
+  }
+  return new SessionView({
+    tenantId,
+    sessionId,
+    agentId: session.agent_id,
+    agent: readJson(AgentSpec, version.spec, `agent ${session.agent_id} v${session.agent_version}`),
+    environment: environment
+      ? {
+          id: environment.id,
+          spec: readJson(EnvironmentSpec, environment.spec, `environment ${environment.id}`),
+        }
+      : null,
+    parentSessionId: session.parent_session_id,
+    state,
+    events,
+  });
+}

@@ -1,0 +1,36 @@
+import type { Bus } from "@wakeloop/bus";
+import type { Logger } from "@wakeloop/telemetry";
+import { runWake, type WakeDeps } from "./wake/run-wake";
+
+/**
+ * Pulls wake jobs from the shared durable consumer, `slots` at a time. A job is acked when its wake
+ * ends, whatever the outcome; a wake that could not be taken (already running or finished) is a
+ * duplicate delivery and is acked too. Crashes are recovered by the orchestrator's lease sweeper.
+ * `stop` pulls no more jobs and waits for the wakes in hand to end.
+ */
+export function startWorker(deps: WakeDeps & { bus: Bus; log: Logger; slots: number }): {
+  stop(): Promise<void>;
+  isReady(): boolean;
+} {
+  const stopping = new AbortController();
+  const done = deps.bus
+    .consume(
+      deps.bus.catalog.wakes,
+      async ({ data: job, working }) => {
+        await runWake(deps, job, working);
+      },
+      {
+        concurrency: deps.slots,
+        signal: stopping.signal,
+        onError: (err) => deps.log.warn({ err }, "wake consumer recovered from an error"),
+      },
+    )
+    .catch((err: unknown) => deps.log.error({ err }, "wake consumer stopped"));
+  return {
+    isReady: () => !stopping.signal.aborted,
+    async stop() {
+      stopping.abort();
+      await done;
+    },
+  };
+}

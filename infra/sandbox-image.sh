@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds the sandbox image `wakeloop-sandbox:bookworm` from a debootstrap minbase rootfs: no registry
+# pull, only the Debian mirror this machine's apt already uses. Rebuilds when this recipe changes (the
+# image carries the recipe's hash as the label wakeloop.image.version). Takes about a minute.
+set -euo pipefail
+
+image=${WL_SANDBOX_IMAGE:-wakeloop-sandbox:bookworm}
+suite=bookworm
+packages=bash,coreutils,findutils,grep,sed,diffutils,git,ripgrep,python3,nodejs,procps
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+version=$(sha256sum "$here/sandbox-image.sh" | cut -c1-16)
+
+current=$(docker image inspect --format '{{index .Config.Labels "wakeloop.image.version"}}' "$image" 2>/dev/null || true)
+if [ "$current" = "$version" ]; then
+  echo "sandbox-image: $image is up to date ($version)"
+  exit 0
+fi
+
+if ! command -v debootstrap >/dev/null 2>&1; then
+  echo "sandbox-image: installing debootstrap"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
+fi
+
+# The first configured mirror that serves the suite, from deb822 `.sources` files or one-line `.list` files.
+find_mirror() {
+  local file
+  for file in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$file" ] || continue
+    awk -v suite="$suite" '
+      /^[[:space:]]*$/ { if (uri != "" && has_suite) { print uri; exit } uri = ""; has_suite = 0; next }
+      /^URIs:/ { uri = $2 }
+      /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) has_suite = 1 }
+      END { if (uri != "" && has_suite) print uri }
+    ' "$file"
+  done
+  for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -f "$file" ] || continue
+    awk -v suite="$suite" '
+      $1 == "deb" { i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ } if ($(i + 1) == suite) print $i }
+    ' "$file"
+  done
+}
+mirror=$(find_mirror | head -n 1)
+if [ -z "$mirror" ]; then
+  echo "sandbox-image: no apt source for $suite found in /etc/apt; cannot pick a Debian mirror" >&2
+  exit 1
+fi
+
+rootfs=$(mktemp -d /tmp/wakeloop-sandbox-rootfs.XXXXXX)
+trap 'rm -rf "$rootfs"' EXIT
+
+echo "sandbox-image: debootstrap $suite from $mirror"
+debootstrap --variant=minbase --include="$packages" "$suite" "$rootfs" "$mirror" >/tmp/wakeloop-debootstrap.log 2>&1 || {
+  echo "sandbox-image: debootstrap failed; see /tmp/wakeloop-debootstrap.log" >&2
+  tail -n 20 /tmp/wakeloop-debootstrap.log >&2
+  exit 1
+}
+
+chroot "$rootfs" groupadd --gid 1000 sandbox
+chroot "$rootfs" useradd --uid 1000 --gid 1000 --create-home --shell /bin/bash sandbox
+mkdir -p "$rootfs/workspace"
+chown 1000:1000 "$rootfs/workspace"
+# Nothing in the sandbox installs packages (no network, read-only root): drop apt's caches and lists.
+rm -rf "$rootfs"/var/cache/apt/* "$rootfs"/var/lib/apt/lists/* "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/*
+
+echo "sandbox-image: importing $image"
+tar -C "$rootfs" -c . | docker import \
+  --change 'USER 1000:1000' \
+  --change 'WORKDIR /workspace' \
+  --change 'ENV HOME=/home/sandbox' \
+  --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+  --change 'ENV LANG=C.UTF-8' \
+  --change "LABEL wakeloop.image.version=$version" \
+  --change 'CMD ["/bin/bash"]' \
+  - "$image" >/dev/null
+echo "sandbox-image: built $image ($version)"

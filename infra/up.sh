@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs what is missing, migrates, starts the five services and the local fake model in the
+# background, then runs the demo session against them. Idempotent: services already running are
+# restarted. Logs and pids live in .wakeloop/; stop everything with `bash infra/down.sh`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash infra/setup.sh
+
+state=.wakeloop
+mkdir -p "$state/logs" "$state/pids"
+bash infra/down.sh >/dev/null 2>&1 || true
+
+export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/wakeloop}"
+export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
+export PORT="${PORT:-8080}"
+FAKE_MODEL_PORT="${FAKE_MODEL_PORT:-4010}"
+
+printf '\n==> database migrations\n'
+npx tsx packages/db/src/migrate-cli.ts --url "$DATABASE_URL"
+
+start() { # name, log file, command...
+  local name=$1
+  shift
+  nohup "$@" >"$state/logs/$name.log" 2>&1 &
+  echo $! >"$state/pids/$name.pid"
+}
+
+printf '\n==> starting the fake model and the services (logs in %s/logs)\n' "$state"
+start fake-model node --import tsx packages/fake-model/src/cli.ts --port "$FAKE_MODEL_PORT" --script demo --approval-tool deploy
+start gateway node --import tsx apps/gateway/src/main.ts
+start orchestrator node --import tsx apps/orchestrator/src/main.ts
+start harness-worker-1 env WORKER_ID=worker-1 node --import tsx apps/harness-worker/src/main.ts
+start harness-worker-2 env WORKER_ID=worker-2 HEALTH_PORT=9085 node --import tsx apps/harness-worker/src/main.ts
+start sandbox-runner node --import tsx apps/sandbox-runner/src/main.ts
+start memory-retrieval node --import tsx apps/memory-retrieval/src/main.ts
+
+for port in 9080 9081 9082 9085 9083 9084; do
+  for _ in $(seq 1 120); do
+    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || { echo "a service on health port $port did not become ready; see $state/logs"; exit 1; }
+done
+echo "all services ready"
+
+if [ ! -s "$state/demo-key" ]; then
+  npx tsx apps/gateway/src/cli/create-tenant.ts --name demo --json |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).owner_key.key))' >"$state/demo-key"
+fi
+
+printf '\n==> demo session\n'
+WAKELOOP_URL="http://127.0.0.1:$PORT" WAKELOOP_API_KEY="$(cat "$state/demo-key")" \
+  FAKE_MODEL_URL="http://127.0.0.1:$FAKE_MODEL_PORT/v1" npx tsx examples/demo.ts
+
+cat <<MSG
+
+The platform keeps running: API http://127.0.0.1:$PORT (key in $state/demo-key), OpenAPI at /v1/openapi.json.
+Stop it with: bash infra/down.sh
+MSG

@@ -1,0 +1,1 @@
+export { type ClientOptions, createClient, WakeloopApiError, type WakeloopClient } from "./client";

@@ -1,0 +1,146 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { createTestDatabase, type TestDatabase } from "@wakeloop/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// Every app runs as its own process, started the way operators start it, against this file's own
+// database and subject prefix; ports are 0 so the OS picks free ones and each app logs its own.
+
+const APPS = ["gateway", "orchestrator", "harness-worker", "sandbox-runner", "memory-retrieval"] as const;
+const NATS_URL = process.env.WL_TEST_NATS_URL ?? "nats://127.0.0.1:4222";
+const READY_TIMEOUT_MS = 30_000;
+const EXIT_TIMEOUT_MS = 15_000;
+
+type LogRecord = Record<string, unknown> & { msg?: string };
+
+class AppProcess {
+  readonly records: LogRecord[] = [];
+  stderr = "";
+  readonly exited: Promise<number | null>;
+  readonly #child: ChildProcess;
+  readonly #waiters = new Set<() => void>();
+
+  constructor(app: string, env: Record<string, string>) {
+    this.#child = spawn(process.execPath, ["--import", "tsx", `apps/${app}/src/main.ts`], {
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.exited = once(this.#child, "exit").then(([code]) => code as number | null);
+    createInterface({ input: this.#child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      this.records.push(JSON.parse(line) as LogRecord);
+      for (const wake of this.#waiters) wake();
+    });
+    this.#child.stderr?.on("data", (chunk: Buffer) => {
+      this.stderr += chunk.toString();
+    });
+  }
+
+  /** The first log record with this message, waiting for it up to `timeoutMs`. */
+  async record(msg: string, timeoutMs: number): Promise<LogRecord> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.records.find((record) => record.msg === msg);
+      if (found !== undefined) return found;
+      if (Date.now() > deadline || this.#child.exitCode !== null) {
+        throw new Error(`no "${msg}" log; records: ${JSON.stringify(this.records)}; stderr: ${this.stderr}`);
+      }
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.#waiters.delete(wake);
+          resolve();
+        };
+        this.#waiters.add(wake);
+        setTimeout(wake, 100);
+      });
+    }
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    this.#child.kill(signal);
+  }
+
+  async exitCode(timeoutMs: number): Promise<number | null> {
+    const timedOut = new Promise<"timed out">((resolve) =>
+      setTimeout(resolve, timeoutMs, "timed out").unref(),
+    );
+    const result = await Promise.race([this.exited, timedOut]);
+    if (result === "timed out") {
+      this.kill("SIGKILL");
+      throw new Error(`did not exit within ${timeoutMs} ms; records: ${JSON.stringify(this.records)}`);
+    }
+    return result;
+  }
+}
+
+let testDb: TestDatabase;
+const started: AppProcess[] = [];
+
+function startApp(app: string, env: Record<string, string>): AppProcess {
+  const service = new AppProcess(app, {
+    DATABASE_URL: testDb.url,
+    NATS_URL,
+    WL_SUBJECT_PREFIX: `lifecycle_${randomBytes(4).toString("hex")}`,
+    HEALTH_PORT: "0",
+    PORT: "0",
+    LOG_LEVEL: "info",
+    ...env,
+  });
+  started.push(service);
+  return service;
+}
+
+beforeAll(async () => {
+  // Already migrated by createTestDatabase, as the deployment's migrate step would.
+  testDb = await createTestDatabase();
+});
+
+afterAll(async () => {
+  for (const service of started) service.kill("SIGKILL");
+  await Promise.all(started.map((service) => service.exited));
+  await testDb?.drop();
+});
+
+describe("app lifecycle", () => {
+  it("every app becomes ready, then exits 0 on SIGTERM", { timeout: 90_000 }, async () => {
+    const apps = APPS.map((app) => ({ app, service: startApp(app, {}) }));
+
+    for (const { app, service } of apps) {
+      const ready = await service.record("ready", READY_TIMEOUT_MS);
+      expect(ready, app).toMatchObject({ service: app, port: expect.any(Number) });
+      const response = await fetch(`http://127.0.0.1:${String(ready.port)}/readyz`);
+      expect(response.status, app).toBe(200);
+      expect(await response.json(), app).toEqual({
+        ready: true,
+        checks: { postgres: true, nats: true, app: true },
+      });
+      expect((await fetch(`http://127.0.0.1:${String(ready.port)}/healthz`)).status, app).toBe(200);
+    }
+
+    for (const { service } of apps) service.kill("SIGTERM");
+    for (const { app, service } of apps) {
+      expect(await service.exitCode(EXIT_TIMEOUT_MS), app).toBe(0);
+      expect(await service.record("stopped", 0), app).toMatchObject({ clean: true });
+    }
+  });
+
+  it("exits 1 naming every bad variable when the configuration is invalid", async () => {
+    const service = startApp("orchestrator", { NATS_URL: "not a url", HEALTH_PORT: "health" });
+    expect(await service.exitCode(EXIT_TIMEOUT_MS)).toBe(1);
+    expect(service.stderr).toMatch(/NATS_URL: .+/);
+    expect(service.stderr).toMatch(/HEALTH_PORT: .+/);
+    expect(service.records.some((record) => record.msg === "ready")).toBe(false);
+  });
+
+  it("exits 1 with a logged reason when Postgres cannot be reached at start-up", async () => {
+    const missing = new URL(testDb.url);
+    missing.pathname = `/wl_missing_${randomBytes(4).toString("hex")}`;
+    const service = startApp("memory-retrieval", { DATABASE_URL: missing.toString() });
+    expect(await service.exitCode(EXIT_TIMEOUT_MS)).toBe(1);
+    expect(await service.record("start-up failed", 0)).toMatchObject({
+      level: "fatal",
+      err: { code: "postgres_unreachable" },
+    });
+  });
+});
