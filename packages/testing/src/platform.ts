@@ -87,24 +87,22 @@ export class Platform {
     };
   }
 
-  private async boot(): Promise<void> {
+  /** A tenant and its first owner key, made with the operators' command. */
+  async createTenant(name: string): Promise<{ tenantId: string; apiKey: string }> {
+    const cli = "apps/gateway/src/cli/create-tenant.ts";
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        "apps/gateway/src/cli/create-tenant.ts",
-        "--name",
-        "e2e",
-        "--json",
-        "--database-url",
-        this.database.url,
-      ],
+      ["--import", "tsx", cli, "--name", name, "--json", "--database-url", this.database.url],
       { cwd: ROOT },
     );
     const created = JSON.parse(stdout) as { tenant: { id: string }; owner_key: { key: string } };
-    this.tenantId = created.tenant.id;
-    this.apiKey = created.owner_key.key;
+    return { tenantId: created.tenant.id, apiKey: created.owner_key.key };
+  }
+
+  private async boot(): Promise<void> {
+    const tenant = await this.createTenant("e2e");
+    this.tenantId = tenant.tenantId;
+    this.apiKey = tenant.apiKey;
 
     const names = [
       "orchestrator",
