@@ -20,19 +20,19 @@ fi
 if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; then
   echo "docker-engine: installing docker.io"
   apt-get update -q
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker.io
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends docker.io
 fi
 
-# A stale pid file from a killed dockerd makes the next one refuse to start.
-if [ -f /var/run/docker.pid ] && ! kill -0 "$(cat /var/run/docker.pid)" 2>/dev/null; then
-  rm -f /var/run/docker.pid
-fi
-
-if ! pgrep -x dockerd >/dev/null 2>&1; then
+# A live pid in docker.pid means a dockerd is already starting; a stale one would block the next start.
+pid_file=/var/run/docker.pid
+if [ -f "$pid_file" ] && kill -0 "$(cat "$pid_file")" 2>/dev/null; then
+  echo "docker-engine: dockerd (pid $(cat "$pid_file")) is starting"
+else
+  rm -f "$pid_file"
   echo "docker-engine: starting dockerd (log: $log_file)"
   extra_args=()
-  # Containers in a restricted host (no iptables/nat module) still run with --network none; only the
-  # bridge network needs iptables, so fall back to --iptables=false where iptables cannot work.
+  # Containers with --network none need no iptables; only the bridge network does. Where the nat
+  # table is unavailable (restricted hosts), start without it rather than not at all.
   if ! iptables -t nat -L >/dev/null 2>&1; then
     echo "docker-engine: iptables nat table unavailable; starting with --iptables=false"
     extra_args+=(--iptables=false)

@@ -10,6 +10,11 @@ packages=bash,coreutils,findutils,grep,sed,diffutils,git,ripgrep,python3,nodejs,
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 version=$(sha256sum "$here/sandbox-image.sh" | cut -c1-16)
 
+if ! docker info >/dev/null 2>&1; then
+  echo "sandbox-image: Docker is not answering; start it first with: bash infra/docker-engine.sh" >&2
+  exit 1
+fi
+
 current=$(docker image inspect --format '{{index .Config.Labels "wakeloop.image.version"}}' "$image" 2>/dev/null || true)
 if [ "$current" = "$version" ]; then
   echo "sandbox-image: $image is up to date ($version)"

@@ -1,8 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { once } from "node:events";
-import { createInterface } from "node:readline";
-import { createTestDatabase, type TestDatabase } from "@wakeloop/testing";
+import { AppProcess, createTestDatabase, type TestDatabase } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Every app runs as its own process, started the way operators start it, against this file's own
@@ -12,67 +9,6 @@ const APPS = ["gateway", "orchestrator", "harness-worker", "sandbox-runner", "me
 const NATS_URL = process.env.WL_TEST_NATS_URL ?? "nats://127.0.0.1:4222";
 const READY_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 15_000;
-
-type LogRecord = Record<string, unknown> & { msg?: string };
-
-class AppProcess {
-  readonly records: LogRecord[] = [];
-  stderr = "";
-  readonly exited: Promise<number | null>;
-  readonly #child: ChildProcess;
-  readonly #waiters = new Set<() => void>();
-
-  constructor(app: string, env: Record<string, string>) {
-    this.#child = spawn(process.execPath, ["--import", "tsx", `apps/${app}/src/main.ts`], {
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    this.exited = once(this.#child, "exit").then(([code]) => code as number | null);
-    createInterface({ input: this.#child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
-      this.records.push(JSON.parse(line) as LogRecord);
-      for (const wake of this.#waiters) wake();
-    });
-    this.#child.stderr?.on("data", (chunk: Buffer) => {
-      this.stderr += chunk.toString();
-    });
-  }
-
-  /** The first log record with this message, waiting for it up to `timeoutMs`. */
-  async record(msg: string, timeoutMs: number): Promise<LogRecord> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.records.find((record) => record.msg === msg);
-      if (found !== undefined) return found;
-      if (Date.now() > deadline || this.#child.exitCode !== null) {
-        throw new Error(`no "${msg}" log; records: ${JSON.stringify(this.records)}; stderr: ${this.stderr}`);
-      }
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          this.#waiters.delete(wake);
-          resolve();
-        };
-        this.#waiters.add(wake);
-        setTimeout(wake, 100);
-      });
-    }
-  }
-
-  kill(signal: NodeJS.Signals): void {
-    this.#child.kill(signal);
-  }
-
-  async exitCode(timeoutMs: number): Promise<number | null> {
-    const timedOut = new Promise<"timed out">((resolve) =>
-      setTimeout(resolve, timeoutMs, "timed out").unref(),
-    );
-    const result = await Promise.race([this.exited, timedOut]);
-    if (result === "timed out") {
-      this.kill("SIGKILL");
-      throw new Error(`did not exit within ${timeoutMs} ms; records: ${JSON.stringify(this.records)}`);
-    }
-    return result;
-  }
-}
 
 let testDb: TestDatabase;
 const started: AppProcess[] = [];

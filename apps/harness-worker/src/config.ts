@@ -1,54 +1,44 @@
 import { hostname } from "node:os";
-import { ToolPolicy } from "@wakeloop/contracts";
-import { parseConfig, serviceEnv } from "@wakeloop/service-kit";
+
+import { parseConfig, serviceEnv, ToolSettingsEnv } from "@wakeloop/service-kit";
 import { z } from "zod";
 
 const count = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
 
 /** Harness worker settings: the shared ones (Postgres, NATS, telemetry, health port) come from serviceEnv. */
-export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082 }).extend({
-  WORKER_ID: z
-    .string()
-    .min(1)
-    .default(`${hostname()}-${process.pid}`)
-    .describe("Recorded on the wakes this worker holds, so an operator can tell whose lease expired"),
-  WORKER_SLOTS: count(1, 4).describe("Wakes run at once by this process; scale out with more processes"),
-  LEASE_TTL_MS: count(1_000, 15_000).describe(
-    "A wake whose worker stops renewing for this long is rescheduled; renewed every third of it",
-  ),
-  MAX_MODEL_REQUESTS_PER_WAKE: count(1, 50).describe("A wake yields after this many model requests"),
-  MODEL_MAX_RETRIES: count(0, 4).describe(
-    "Retries of one model request on overload, rate limits and failures",
-  ),
-  MODEL_RETRY_BASE_MS: count(1, 500).describe("First retry delay; doubles each retry, with full jitter"),
-  MODEL_RETRY_MAX_MS: count(1, 30_000).describe("Ceiling of one retry delay (a provider's retry-after wins)"),
-  MODEL_TIMEOUT_MS: count(1_000, 600_000).describe("One model request may take this long"),
-  ANTHROPIC_API_KEY: z.string().optional().describe("For agents whose model provider is anthropic"),
-  OPENAI_API_KEY: z.string().optional().describe("For agents whose model provider is openai"),
-  OPENAI_COMPATIBLE_API_KEY: z
-    .string()
-    .optional()
-    .describe("For openai_compatible servers that want a key (vLLM, llama.cpp with --api-key)"),
-  GLOBAL_TOOL_POLICY: z
-    .string()
-    .default("{}")
-    .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: "custom", message: "must be JSON" });
-        return z.NEVER;
-      }
-    })
-    .pipe(ToolPolicy)
-    .describe("The platform's tool policy (JSON: profile, allow, also_allow, deny, by_provider)"),
-  MAX_SUBSESSION_DEPTH: count(0, 2).describe("Sessions this deep may not spawn sub-sessions"),
-  SANDBOX_ENABLED: z
-    .enum(["true", "false"])
-    .default("true")
-    .transform((value) => value === "true")
-    .describe("Whether a sandbox-runner is deployed; without one, sandbox tools are never offered"),
-});
+export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082 })
+  .extend({
+    WORKER_ID: z
+      .string()
+      .min(1)
+      .default(`${hostname()}-${process.pid}`)
+      .describe("Recorded on the wakes this worker holds, so an operator can tell whose lease expired"),
+    WORKER_SLOTS: count(1, 4).describe("Wakes run at once by this process; scale out with more processes"),
+    LEASE_TTL_MS: count(1_000, 15_000).describe(
+      "A wake whose worker stops renewing for this long is rescheduled; renewed every third of it",
+    ),
+    MAX_MODEL_REQUESTS_PER_WAKE: count(1, 50).describe("A wake yields after this many model requests"),
+    MODEL_MAX_RETRIES: count(0, 4).describe(
+      "Retries of one model request on overload, rate limits and failures",
+    ),
+    MODEL_RETRY_BASE_MS: count(1, 500).describe("First retry delay; doubles each retry, with full jitter"),
+    MODEL_RETRY_MAX_MS: count(1, 30_000).describe(
+      "Ceiling of one retry delay (a provider's retry-after wins)",
+    ),
+    MODEL_TIMEOUT_MS: count(1_000, 600_000).describe("One model request may take this long"),
+    ANTHROPIC_API_KEY: z.string().optional().describe("For agents whose model provider is anthropic"),
+    OPENAI_API_KEY: z.string().optional().describe("For agents whose model provider is openai"),
+    OPENAI_COMPATIBLE_API_KEY: z
+      .string()
+      .optional()
+      .describe("For openai_compatible servers that want a key (vLLM, llama.cpp with --api-key)"),
+    SANDBOX_ENABLED: z
+      .enum(["true", "false"])
+      .default("true")
+      .transform((value) => value === "true")
+      .describe("Whether a sandbox-runner is deployed; without one, sandbox tools are never offered"),
+  })
+  .extend(ToolSettingsEnv.shape);
 export type HarnessWorkerConfig = z.output<typeof HarnessWorkerEnv>;
 
 export function loadConfig(): HarnessWorkerConfig {

@@ -41,7 +41,12 @@ describe("startNatsServer", () => {
       const jsm = await jetstreamManager(nc);
       await jsm.streams.add({ name: "KEPT", subjects: ["kept.>"] });
       await jsm.jetstream().publish("kept.a", "hello");
+      const reconnected = (async () => {
+        for await (const status of nc.status()) if (status.type === "reconnect") return;
+      })();
       await server.restart({ downMs: 200 });
+      // Requests sent while the client is still reconnecting are lost; wait for it like a service would.
+      await reconnected;
       const info = await jsm.streams.info("KEPT");
       expect(info.state.messages).toBe(1);
       await nc.close();

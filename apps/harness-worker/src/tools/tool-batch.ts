@@ -12,6 +12,7 @@ import {
 import {
   type BatchPlan,
   checkLoop,
+  dropStrictNulls,
   type EffectiveTool,
   type EffectiveToolSet,
   type LoopCallRecord,
@@ -76,8 +77,19 @@ export function planModelCalls(
   ctx: ToolContext,
   effective: EffectiveToolSet,
   calls: readonly ModelToolCall[],
+  /** Tools sent in OpenAI strict mode this turn. */
+  strictTools: ReadonlySet<string>,
 ): CallPlan {
-  const withIds = calls.map((call) => ({ ...call, id: newId("event") }));
+  const byName = new Map(effective.tools.map((tool) => [tool.name, tool]));
+  // Strict-mode arguments carry nulls for omitted optional fields; the tool's own schema wants them absent.
+  const withIds = calls.map((call) => {
+    const tool = byName.get(call.name);
+    const input =
+      tool && strictTools.has(call.name)
+        ? (dropStrictNulls(tool.inputSchema, call.input) as Record<string, unknown>)
+        : call.input;
+    return { ...call, input, id: newId("event") };
+  });
   const badInput = new Map(
     withIds.flatMap((call) => (call.inputError ? [[call.id, call.inputError.message] as const] : [])),
   );
@@ -85,7 +97,6 @@ export function planModelCalls(
     withIds.map((call) => ({ id: call.id, name: call.name, input: call.input })),
     effective,
   );
-  const tools = new Map(effective.tools.map((tool) => [tool.name, tool]));
   const plan: CallPlan = { batch, announce: [], rejected: [], planned: [], groups: [], pendingIds: [] };
   const runnable = new Map<string, RunnableCall>();
   const history = finishedCalls(ctx.view);
@@ -93,7 +104,7 @@ export function planModelCalls(
   for (const planned of batch.calls) {
     const call = withIds[planned.index];
     if (call === undefined) continue;
-    const tool = tools.get(call.name);
+    const tool = byName.get(call.name);
     const inputError = badInput.get(call.id);
     const loop = checkLoop(history, loopCall(call.name, call.input), ctx.view.agent.loop_detection);
     if (loop.verdict === "stop") plan.stop ??= loop.message;
@@ -176,7 +187,20 @@ export function planModelCalls(
 export async function executeCalls(ctx: ToolContext, plan: Pick<CallPlan, "groups">): Promise<WriteInput> {
   const outcomes = new Map<string, ToolOutcome>();
   for (const group of plan.groups) {
-    await Promise.all(group.map(async (call) => outcomes.set(call.id, await runCall(ctx, call))));
+    // Checked again at execution time (invariant 5): an earlier group may have changed the runtime facts.
+    const allowed = new Set(
+      effectiveTools(ctx.view, ctx.settings)
+        .tools.filter((tool) => tool.permissionPolicy === "always_allow")
+        .map((tool) => tool.name),
+    );
+    await Promise.all(
+      group.map(async (call) =>
+        outcomes.set(
+          call.id,
+          allowed.has(call.tool.name) ? await runCall(ctx, call) : errorOutcome(NOT_ALLOWED_NOW),
+        ),
+      ),
+    );
   }
   return resultsInOrder(
     plan.groups.flat().map((call) => call.id),

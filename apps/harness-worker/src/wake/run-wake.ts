@@ -215,7 +215,8 @@ class Wake {
       }
 
       const usage = addUsage(this.view.state.usage, response.usage);
-      const plan = planModelCalls(this.tools, effective, response.toolCalls);
+      const strictTools = new Set(request.tools.filter((tool) => tool.strict).map((tool) => tool.name));
+      const plan = planModelCalls(this.tools, effective, response.toolCalls, strictTools);
       const events: NewEvent[] = [];
       if (response.text.length > 0)
         events.push({ type: "agent.message", content: textContent(response.text) });

@@ -1,0 +1,99 @@
+import { GetAgentQuery, ListAgentVersionsQuery, ListQuery } from "@wakeloop/contracts";
+import type { RouteDeps } from "../gateway-deps";
+import { providedFields } from "../http/provided-fields";
+import { defineRoute, type Route } from "../http/route";
+import { validateAgentTools } from "../tools/validate-tool-config";
+import {
+  archiveAgent,
+  findAgent,
+  insertAgent,
+  listAgents,
+  listAgentVersions,
+  updateAgent,
+} from "./agent-store";
+
+export function agentRoutes({ db, clock }: RouteDeps): Route[] {
+  return [
+    defineRoute({
+      method: "POST",
+      path: "/v1/agents",
+      operationId: "createAgent",
+      summary: "Create an agent; its spec becomes version 1",
+      tag: "agents",
+      access: "owner",
+      body: "CreateAgentRequest",
+      response: { status: 200, body: "Agent", description: "The new agent" },
+      handler: async ({ principal, body }) => {
+        validateAgentTools(body);
+        return insertAgent(db, principal.tenantId, body, clock.now());
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/agents",
+      operationId: "listAgents",
+      summary: "List agents (latest versions), newest first",
+      tag: "agents",
+      access: "member",
+      query: ListQuery,
+      response: { status: 200, body: "AgentPage", description: "A page of agents" },
+      handler: ({ principal, query }) => listAgents(db, principal.tenantId, query),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/agents/{id}",
+      operationId: "getAgent",
+      summary: "Get an agent's latest version, or the version given",
+      tag: "agents",
+      access: "member",
+      query: GetAgentQuery,
+      response: { status: 200, body: "Agent", description: "The agent" },
+      handler: async ({ principal, params, query }) =>
+        (await findAgent(db, principal.tenantId, params.id, query.version)).agent,
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/agents/{id}",
+      operationId: "updateAgent",
+      summary: "Update an agent: the given fields over the latest spec make a new immutable version",
+      tag: "agents",
+      access: "owner",
+      body: "UpdateAgentRequest",
+      response: {
+        status: 200,
+        body: "Agent",
+        description: "The new version (the latest one when the update changed nothing)",
+      },
+      handler: ({ principal, params, body, rawBody }) =>
+        updateAgent(
+          db,
+          principal.tenantId,
+          params.id,
+          providedFields(body, rawBody),
+          validateAgentTools,
+          clock.now(),
+        ),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/agents/{id}/versions",
+      operationId: "listAgentVersions",
+      summary: "List an agent's versions, oldest first",
+      tag: "agents",
+      access: "member",
+      query: ListAgentVersionsQuery,
+      response: { status: 200, body: "AgentVersionPage", description: "A page of versions" },
+      handler: ({ principal, params, query }) => listAgentVersions(db, principal.tenantId, params.id, query),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/agents/{id}/archive",
+      operationId: "archiveAgent",
+      summary: "Archive an agent: it starts no new sessions; running sessions keep their version",
+      tag: "agents",
+      access: "owner",
+      response: { status: 200, body: "Agent", description: "The archived agent" },
+      handler: async ({ principal, params }) => archiveAgent(db, principal.tenantId, params.id, clock.now()),
+    }),
+  ];
+}

@@ -1,0 +1,217 @@
+import { type Agent, AgentSpec, type ListQuery, WakeloopError } from "@wakeloop/contracts";
+import { type Database, newId, readJson } from "@wakeloop/db";
+import { stableStringify } from "@wakeloop/tool-runtime";
+import type { Kysely, Transaction } from "kysely";
+import { notFound } from "../http/api-error";
+import { parseInput } from "../http/parse-input";
+
+/**
+ * Agents are versioned: `agents` holds identity and the latest version number, `agent_versions` the
+ * immutable specs. Sessions pin a version, so an update never changes a running session's agent.
+ */
+
+export interface AgentRecord {
+  agent: Agent;
+  archived: boolean;
+}
+
+interface AgentVersionRow {
+  id: string;
+  created_at: Date;
+  archived_at: Date | null;
+  version: number;
+  spec: unknown;
+  version_created_at: Date;
+}
+
+function toAgent(row: AgentVersionRow): Agent {
+  const spec = readJson(AgentSpec, row.spec, "agent spec");
+  return {
+    ...spec,
+    id: row.id,
+    version: row.version,
+    created_at: row.created_at.toISOString(),
+    // A version never changes after it is made, so its own creation is when the agent last changed.
+    updated_at: row.version_created_at.toISOString(),
+  };
+}
+
+function selectVersions(db: Kysely<Database>, tenantId: string) {
+  return db
+    .selectFrom("agents as a")
+    .innerJoin("agent_versions as v", "v.agent_id", "a.id")
+    .select([
+      "a.id",
+      "a.created_at",
+      "a.archived_at",
+      "v.version",
+      "v.spec",
+      "v.created_at as version_created_at",
+    ])
+    .where("a.tenant_id", "=", tenantId);
+}
+
+export async function insertAgent(
+  db: Kysely<Database>,
+  tenantId: string,
+  spec: AgentSpec,
+  now: Date,
+): Promise<Agent> {
+  const id = newId("agent");
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto("agents")
+      .values({
+        id,
+        tenant_id: tenantId,
+        name: spec.name,
+        latest_version: 1,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await trx
+      .insertInto("agent_versions")
+      .values({ agent_id: id, version: 1, tenant_id: tenantId, spec: JSON.stringify(spec), created_at: now })
+      .execute();
+  });
+  return toAgent({ id, created_at: now, archived_at: null, version: 1, spec, version_created_at: now });
+}
+
+/** One version of an agent, the latest when `version` is omitted; 404 when either does not exist. */
+export async function findAgent(
+  db: Kysely<Database>,
+  tenantId: string,
+  agentId: string,
+  version?: number,
+): Promise<AgentRecord> {
+  const row = await selectVersions(db, tenantId)
+    .where("a.id", "=", agentId)
+    .where((eb) =>
+      version === undefined
+        ? eb("v.version", "=", eb.ref("a.latest_version"))
+        : eb("v.version", "=", version),
+    )
+    .executeTakeFirst();
+  if (row === undefined) {
+    throw version === undefined
+      ? notFound("agent", agentId)
+      : notFound(`version ${version} of agent`, agentId);
+  }
+  return { agent: toAgent(row), archived: row.archived_at !== null };
+}
+
+export async function listAgents(
+  db: Kysely<Database>,
+  tenantId: string,
+  query: ListQuery,
+): Promise<{ data: Agent[]; next_after_id: string | null }> {
+  let select = selectVersions(db, tenantId)
+    .whereRef("v.version", "=", "a.latest_version")
+    .orderBy("a.id", "desc")
+    .limit(query.limit + 1);
+  if (query.after_id !== undefined) select = select.where("a.id", "<", query.after_id);
+  if (!query.include_archived) select = select.where("a.archived_at", "is", null);
+  const rows = await select.execute();
+  const page = rows.slice(0, query.limit);
+  return {
+    data: page.map(toAgent),
+    next_after_id: rows.length > query.limit ? (page.at(-1)?.id ?? null) : null,
+  };
+}
+
+export async function listAgentVersions(
+  db: Kysely<Database>,
+  tenantId: string,
+  agentId: string,
+  query: { limit: number; after_version: number },
+): Promise<{ data: Agent[]; next_after_version: number | null }> {
+  await findAgent(db, tenantId, agentId);
+  const rows = await selectVersions(db, tenantId)
+    .where("a.id", "=", agentId)
+    .where("v.version", ">", query.after_version)
+    .orderBy("v.version")
+    .limit(query.limit + 1)
+    .execute();
+  const page = rows.slice(0, query.limit);
+  return {
+    data: page.map(toAgent),
+    next_after_version: rows.length > query.limit ? (page.at(-1)?.version ?? null) : null,
+  };
+}
+
+async function lockAgent(trx: Transaction<Database>, tenantId: string, agentId: string) {
+  const row = await trx
+    .selectFrom("agents")
+    .select(["latest_version", "archived_at"])
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", agentId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (row === undefined) throw notFound("agent", agentId);
+  return row;
+}
+
+/**
+ * A new immutable version made of the latest spec with `patch`'s fields replaced (top-level fields
+ * only: a given `model` or `tools` replaces the old one whole). The agent row is locked, so concurrent
+ * updates get consecutive versions. A patch that changes nothing makes no version.
+ */
+export function updateAgent(
+  db: Kysely<Database>,
+  tenantId: string,
+  agentId: string,
+  patch: Partial<AgentSpec>,
+  validate: (spec: AgentSpec) => void,
+  now: Date,
+): Promise<Agent> {
+  return db.transaction().execute(async (trx) => {
+    const locked = await lockAgent(trx, tenantId, agentId);
+    if (locked.archived_at !== null) {
+      throw new WakeloopError("agent_archived", `agent ${agentId} is archived and cannot change`, {
+        details: { id: agentId },
+      });
+    }
+    const { agent: latest } = await findAgent(trx, tenantId, agentId, locked.latest_version);
+    // Parsing an Agent as an AgentSpec strips the id, version and timestamps.
+    const latestSpec = AgentSpec.parse(latest);
+    const spec = parseInput(AgentSpec, { ...latestSpec, ...patch }, "agent");
+    validate(spec);
+    if (stableStringify(spec) === stableStringify(latestSpec)) return latest;
+
+    const version = locked.latest_version + 1;
+    await trx
+      .updateTable("agents")
+      .set({ latest_version: version, name: spec.name, updated_at: now })
+      .where("id", "=", agentId)
+      .execute();
+    await trx
+      .insertInto("agent_versions")
+      .values({
+        agent_id: agentId,
+        version,
+        tenant_id: tenantId,
+        spec: JSON.stringify(spec),
+        created_at: now,
+      })
+      .execute();
+    return { ...spec, id: agentId, version, created_at: latest.created_at, updated_at: now.toISOString() };
+  });
+}
+
+/** Archived agents start no new sessions; their versions stay readable. Archiving twice is a no-op. */
+export async function archiveAgent(
+  db: Kysely<Database>,
+  tenantId: string,
+  agentId: string,
+  now: Date,
+): Promise<Agent> {
+  await db
+    .updateTable("agents")
+    .set({ archived_at: now, updated_at: now })
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", agentId)
+    .where("archived_at", "is", null)
+    .execute();
+  return (await findAgent(db, tenantId, agentId)).agent;
+}

@@ -1,0 +1,253 @@
+import {
+  Agent,
+  ApiError,
+  type ControlMessage,
+  ListEventsResponse,
+  PendingResponse,
+  PostEventsResponse,
+  Session,
+} from "@wakeloop/contracts";
+import { append } from "@wakeloop/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentBody, type GatewayFixture, startGateway } from "../testing/gateway-fixture";
+
+let gw: GatewayFixture;
+let key: string;
+let agentId: string;
+
+beforeAll(async () => {
+  gw = await startGateway();
+  key = gw.tenant.ownerKey;
+  agentId = Agent.parse((await gw.request("POST", "/v1/agents", { key, body: agentBody() })).body).id;
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+async function newSession(): Promise<string> {
+  return Session.parse((await gw.request("POST", "/v1/sessions", { key, body: { agent: agentId } })).body).id;
+}
+
+const message = (text: string) => ({ type: "user.message", content: [{ type: "text", text }] });
+
+function post(sessionId: string, events: unknown[], headers: Record<string, string> = {}) {
+  return gw.request("POST", `/v1/sessions/${sessionId}/events`, { key, body: { events }, headers });
+}
+
+async function eventCount(sessionId: string): Promise<number> {
+  const rows = await gw.db
+    .selectFrom("session_events")
+    .select("seq")
+    .where("session_id", "=", sessionId)
+    .execute();
+  return rows.length;
+}
+
+describe("POST /v1/sessions/{id}/events", () => {
+  it("appends a batch in order and answers 202 with ids and seqs", async () => {
+    const sessionId = await newSession();
+    const response = await post(sessionId, [message("one"), message("two")]);
+    expect(response.status).toBe(202);
+    const { events } = PostEventsResponse.parse(response.body);
+    expect(events.map((event) => [event.type, event.seq, event.session_id])).toEqual([
+      ["user.message", 1, sessionId],
+      ["user.message", 2, sessionId],
+    ]);
+    expect(new Set(events.map((event) => event.id)).size).toBe(2);
+    const session = Session.parse((await gw.request("GET", `/v1/sessions/${sessionId}`, { key })).body);
+    expect(session.last_seq).toBe(2);
+  });
+
+  it("replays the recorded response for a repeated Idempotency-Key and 409s a different body", async () => {
+    const sessionId = await newSession();
+    const headers = { "idempotency-key": "req-1" };
+    const first = await post(sessionId, [message("once")], headers);
+    expect(first.status).toBe(202);
+    const again = await post(sessionId, [message("once")], headers);
+    expect(again.status).toBe(202);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(PostEventsResponse.parse(again.body)).toEqual(PostEventsResponse.parse(first.body));
+    expect(await eventCount(sessionId)).toBe(1);
+
+    const changed = await post(sessionId, [message("twice")], headers);
+    expect(changed.status).toBe(409);
+    expect(ApiError.parse(changed.body).error.type).toBe("conflict_error");
+    const otherSession = await post(await newSession(), [message("once")], headers);
+    expect(otherSession.status).toBe(409);
+    expect(await eventCount(sessionId)).toBe(1);
+  });
+
+  it("appends once when requests with the same key race", async () => {
+    const sessionId = await newSession();
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => post(sessionId, [message("race")], { "idempotency-key": "race-key" })),
+    );
+    expect(responses.map((response) => response.status)).toEqual(Array(6).fill(202));
+    const ids = responses.map((response) => PostEventsResponse.parse(response.body).events[0]?.id);
+    expect(new Set(ids).size).toBe(1);
+    expect(await eventCount(sessionId)).toBe(1);
+  });
+
+  it("does not record a failed request: the key can be used again after fixing the body", async () => {
+    const sessionId = await newSession();
+    const headers = { "idempotency-key": "fix-and-retry" };
+    expect(
+      (
+        await post(
+          sessionId,
+          [{ type: "user.tool_confirmation", tool_use_id: "sevt_x", result: "allow" }],
+          headers,
+        )
+      ).status,
+    ).toBe(400);
+    expect((await post(sessionId, [message("fixed")], headers)).status).toBe(202);
+  });
+
+  it("rejects a confirmation or custom result for an action that is not pending (400 with details)", async () => {
+    const sessionId = await newSession();
+    const [ask, custom] = await append(gw.db, {
+      tenantId: gw.tenant.id,
+      sessionId,
+      events: [
+        {
+          type: "agent.tool_use",
+          name: "shell_run",
+          input: { command: "rm -rf build" },
+          evaluated_permission: "ask",
+        },
+        { type: "agent.custom_tool_use", name: "lookup_order", input: { order: 42 } },
+      ],
+    });
+    if (ask === undefined || custom === undefined) throw new Error("append returned too few events");
+
+    const pending = PendingResponse.parse(
+      (await gw.request("GET", `/v1/sessions/${sessionId}/pending`, { key })).body,
+    );
+    expect(pending.data.map((action) => [action.event_id, action.kind])).toEqual([
+      [ask.id, "tool_confirmation"],
+      [custom.id, "custom_tool_result"],
+    ]);
+
+    const unknown = await post(sessionId, [
+      { type: "user.tool_confirmation", tool_use_id: "sevt_nope", result: "allow" },
+    ]);
+    expect(unknown.status).toBe(400);
+    expect(ApiError.parse(unknown.body).error.details).toEqual({
+      index: 0,
+      tool_use_id: "sevt_nope",
+      pending_ids: [ask.id],
+    });
+    const wrongKind = await post(sessionId, [
+      { type: "user.tool_confirmation", tool_use_id: custom.id, result: "allow" },
+    ]);
+    expect(wrongKind.status).toBe(400);
+    expect(await eventCount(sessionId)).toBe(2);
+
+    const answered = await post(sessionId, [
+      { type: "user.tool_confirmation", tool_use_id: ask.id, result: "deny", deny_message: "not today" },
+      {
+        type: "user.custom_tool_result",
+        custom_tool_use_id: custom.id,
+        content: [{ type: "text", text: "shipped" }],
+      },
+    ]);
+    expect(answered.status).toBe(202);
+    const after = PendingResponse.parse(
+      (await gw.request("GET", `/v1/sessions/${sessionId}/pending`, { key })).body,
+    );
+    expect(after.data).toEqual([]);
+    const twice = await post(sessionId, [
+      { type: "user.tool_confirmation", tool_use_id: ask.id, result: "allow" },
+    ]);
+    expect(twice.status).toBe(400);
+  });
+
+  it("publishes an interrupt control message for the worker holding the lease", async () => {
+    const sessionId = await newSession();
+    const received: ControlMessage[] = [];
+    const subscription = gw.bus.subscribeControl(sessionId, (controlMessage) => {
+      received.push(controlMessage);
+    });
+    await gw.bus.nc.flush();
+    try {
+      const response = await post(sessionId, [message("stop that"), { type: "user.interrupt" }]);
+      const interrupt = PostEventsResponse.parse(response.body).events[1];
+      await expect
+        .poll(() => received, { timeout: 5_000 })
+        .toEqual([{ type: "interrupt", session_id: sessionId, event_id: interrupt?.id }]);
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+});
+
+describe("session changes go through events", () => {
+  it("appends session.updated for title, metadata and budget", async () => {
+    const sessionId = await newSession();
+    const response = await gw.request("POST", `/v1/sessions/${sessionId}`, {
+      key,
+      body: { title: "Refund for order 42", budget: { max_total_tokens: 9_000 } },
+    });
+    expect(Session.parse(response.body)).toMatchObject({
+      title: "Refund for order 42",
+      budget: { max_total_tokens: 9_000 },
+      last_seq: 1,
+    });
+    const events = ListEventsResponse.parse(
+      (await gw.request("GET", `/v1/sessions/${sessionId}/events`, { key })).body,
+    );
+    expect(events.data).toMatchObject([{ type: "session.updated", title: "Refund for order 42" }]);
+    expect((await gw.request("POST", `/v1/sessions/${sessionId}`, { key, body: {} })).status).toBe(400);
+  });
+
+  it("archives once (terminated, reason archived) and then refuses events with 409", async () => {
+    const sessionId = await newSession();
+    const first = await gw.request("POST", `/v1/sessions/${sessionId}/archive`, { key });
+    expect(Session.parse(first.body)).toMatchObject({ status: "terminated", termination_reason: "archived" });
+    const second = await gw.request("POST", `/v1/sessions/${sessionId}/archive`, { key });
+    expect(second.status).toBe(200);
+    expect(Session.parse(second.body).last_seq).toBe(1);
+
+    const refused = await post(sessionId, [message("anyone there?")]);
+    expect(refused.status).toBe(409);
+    expect(ApiError.parse(refused.body).error.type).toBe("conflict_error");
+    expect(
+      (await gw.request("POST", `/v1/sessions/${sessionId}`, { key, body: { title: "x" } })).status,
+    ).toBe(409);
+    expect(await eventCount(sessionId)).toBe(1);
+  });
+
+  it("lists sessions filtered by status and agent", async () => {
+    const archived = await newSession();
+    await gw.request("POST", `/v1/sessions/${archived}/archive`, { key });
+    const idle = await newSession();
+    const terminated = (await gw.request("GET", "/v1/sessions?status=terminated&limit=200", { key })).body;
+    expect(JSON.stringify(terminated)).toContain(archived);
+    expect(JSON.stringify(terminated)).not.toContain(idle);
+    const byAgent = (
+      await gw.request("GET", `/v1/sessions?agent_id=${agentId}&status=idle&limit=200`, { key })
+    ).body;
+    expect(JSON.stringify(byAgent)).toContain(idle);
+  });
+});
+
+describe("GET /v1/sessions/{id}/events", () => {
+  it("pages by seq with next_after_seq", async () => {
+    const sessionId = await newSession();
+    await post(sessionId, ["1", "2", "3", "4", "5"].map(message));
+    const page = async (query: string) =>
+      ListEventsResponse.parse(
+        (await gw.request("GET", `/v1/sessions/${sessionId}/events?${query}`, { key })).body,
+      );
+
+    const first = await page("limit=2");
+    expect(first.data.map((event) => event.seq)).toEqual([1, 2]);
+    expect(first.next_after_seq).toBe(2);
+    const second = await page(`after_seq=${first.next_after_seq}&limit=2`);
+    expect(second.data.map((event) => event.seq)).toEqual([3, 4]);
+    const last = await page(`after_seq=${second.next_after_seq}&limit=2`);
+    expect(last.data.map((event) => event.seq)).toEqual([5]);
+    expect(last.next_after_seq).toBeNull();
+    expect((await page("after_seq=5")).data).toEqual([]);
+  });
+});

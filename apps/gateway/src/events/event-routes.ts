@@ -1,0 +1,105 @@
+import { ListEventsQuery, type SessionEvent } from "@wakeloop/contracts";
+import { readEvents } from "@wakeloop/db";
+import type { FastifyBaseLogger } from "fastify";
+import type { RouteDeps } from "../gateway-deps";
+import { defineRoute, type Route } from "../http/route";
+import { requireSession } from "../sessions/session-store";
+import { idempotencyClaim } from "./idempotency";
+import { postUserEvents } from "./post-user-events";
+
+export function eventRoutes({ db, bus, clock }: RouteDeps): Route[] {
+  /**
+   * The interrupt is durable once committed (the event and the projection's flag); this only tells the
+   * worker holding the lease at once. A lost message delays the interrupt, so it is logged, not fatal.
+   */
+  const signalInterrupts = (events: readonly SessionEvent[], log: FastifyBaseLogger) => {
+    for (const event of events) {
+      if (event.type !== "user.interrupt") continue;
+      try {
+        bus.publishControl({ type: "interrupt", session_id: event.session_id, event_id: event.id });
+      } catch (error) {
+        log.warn({ err: error, event_id: event.id }, "could not publish the interrupt control message");
+      }
+    }
+  };
+
+  return [
+    defineRoute({
+      method: "POST",
+      path: "/v1/sessions/{id}/events",
+      operationId: "postEvents",
+      summary: "Append user events to a session, as one batch",
+      tag: "events",
+      access: "member",
+      body: "PostEventsRequest",
+      headers: [
+        {
+          name: "Idempotency-Key",
+          description: "Repeats with the same key and body get the first response; with another body a 409",
+        },
+      ],
+      response: {
+        status: 202,
+        body: "PostEventsResponse",
+        description: "The committed events, with ids and seqs",
+      },
+      handler: async ({ principal, params, body, request, reply, log }) => {
+        const claim = idempotencyClaim(request.headers["idempotency-key"], {
+          method: "POST",
+          path: `/v1/sessions/${params.id}/events`,
+          body,
+        });
+        const result = await postUserEvents(db, {
+          tenantId: principal.tenantId,
+          sessionId: params.id,
+          events: body.events,
+          idempotency: claim,
+          now: clock.now(),
+        });
+        if (result.replayed) reply.header("idempotent-replayed", "true");
+        else signalInterrupts(result.events, log);
+        return { events: result.events };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/sessions/{id}/events",
+      operationId: "listEvents",
+      summary: "Read a session's events in seq order, after a seq",
+      tag: "events",
+      access: "member",
+      query: ListEventsQuery,
+      response: { status: 200, body: "ListEventsResponse", description: "A page of events" },
+      handler: async ({ principal, params, query }) => {
+        await requireSession(db, principal.tenantId, params.id);
+        const events = await readEvents(db, {
+          tenantId: principal.tenantId,
+          sessionId: params.id,
+          afterSeq: query.after_seq,
+          limit: query.limit + 1,
+        });
+        const page = events.slice(0, query.limit);
+        return {
+          data: page,
+          next_after_seq: events.length > query.limit ? (page.at(-1)?.seq ?? null) : null,
+        };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/sessions/{id}/pending",
+      operationId: "listPending",
+      summary: "The confirmations and custom tool results the session waits on",
+      tag: "events",
+      access: "member",
+      response: {
+        status: 200,
+        body: "PendingResponse",
+        description: "Open actions, in the order they were asked",
+      },
+      handler: async ({ principal, params }) => ({
+        data: (await requireSession(db, principal.tenantId, params.id)).state.pending_actions,
+      }),
+    }),
+  ];
+}

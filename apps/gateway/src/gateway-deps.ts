@@ -1,0 +1,36 @@
+import type { Bus } from "@wakeloop/bus";
+import type { Database } from "@wakeloop/db";
+import type { Logger } from "@wakeloop/telemetry";
+import type { PlatformToolSettings } from "@wakeloop/tool-runtime";
+import type { Kysely } from "kysely";
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface GatewayServerConfig {
+  /** Largest request body accepted; bigger ones get a 413 before they are parsed. */
+  bodyLimitBytes: number;
+  /** How often an idle event stream sends a comment, so proxies keep it open and dead peers are found. */
+  sseKeepAliveMs: number;
+  /** Must match the harness workers' settings, so the tools route shows what a wake would offer. */
+  tools: PlatformToolSettings;
+}
+
+export interface GatewayDeps {
+  db: Kysely<Database>;
+  bus: Bus;
+  config: GatewayServerConfig;
+  log: Logger;
+  clock?: Clock;
+}
+
+/** What route handlers get: the deps with the clock resolved. */
+export interface RouteDeps {
+  db: Kysely<Database>;
+  bus: Bus;
+  config: GatewayServerConfig;
+  clock: Clock;
+  /** Aborted when the server closes, ending long-lived responses such as event streams. */
+  shutdown: AbortSignal;
+}

@@ -1,0 +1,27 @@
+import { runService } from "@wakeloop/service-kit";
+import { loadConfig } from "./config";
+import { createGatewayServer } from "./server";
+
+// Wiring only (STYLE §8): behaviour modules are started here and stopped by the returned stoppable.
+await runService({
+  name: "gateway",
+  config: loadConfig(),
+  start: async ({ config, log, db, bus }) => {
+    const api = createGatewayServer({
+      db,
+      bus,
+      log,
+      config: {
+        bodyLimitBytes: config.GATEWAY_BODY_LIMIT_BYTES,
+        sseKeepAliveMs: config.GATEWAY_SSE_KEEPALIVE_MS,
+        tools: {
+          globalToolPolicy: config.GLOBAL_TOOL_POLICY,
+          maxSubSessionDepth: config.MAX_SUBSESSION_DEPTH,
+        },
+      },
+    });
+    const port = await api.listen(config.PORT, config.HOST);
+    log.info({ port }, "API listening");
+    return { stop: () => api.close() };
+  },
+});

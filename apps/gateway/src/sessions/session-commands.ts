@@ -1,0 +1,49 @@
+import type { UpdateSessionRequest } from "@wakeloop/contracts";
+import { appendInTx, type Database, type SessionRow } from "@wakeloop/db";
+import type { Kysely } from "kysely";
+import type { z } from "zod";
+import { lockSessionState, sessionTerminated } from "./session-lock";
+import { requireSession } from "./session-store";
+
+/**
+ * Session changes made through the API are events too (invariant 2): the projection changes only
+ * when the event store folds them in.
+ */
+
+export async function updateSession(
+  db: Kysely<Database>,
+  tenantId: string,
+  sessionId: string,
+  changes: z.output<typeof UpdateSessionRequest>,
+  now: Date,
+): Promise<SessionRow> {
+  await db.transaction().execute(async (trx) => {
+    const state = await lockSessionState(trx, tenantId, sessionId);
+    if (state.status === "terminated") throw sessionTerminated(state);
+    await appendInTx(trx, { tenantId, sessionId, events: [{ type: "session.updated", ...changes }], now });
+  });
+  return requireSession(db, tenantId, sessionId);
+}
+
+/**
+ * Terminates the session with reason `archived`. Archiving an archived session is a no-op; a session
+ * that ended otherwise (completed, error) is archived on top, so the archive is on record.
+ */
+export async function archiveSession(
+  db: Kysely<Database>,
+  tenantId: string,
+  sessionId: string,
+  now: Date,
+): Promise<SessionRow> {
+  await db.transaction().execute(async (trx) => {
+    const state = await lockSessionState(trx, tenantId, sessionId);
+    if (state.termination_reason === "archived") return;
+    await appendInTx(trx, {
+      tenantId,
+      sessionId,
+      events: [{ type: "session.status_terminated", reason: "archived" }],
+      now,
+    });
+  });
+  return requireSession(db, tenantId, sessionId);
+}

@@ -1,0 +1,71 @@
+import { StreamEventsQuery } from "@wakeloop/contracts";
+import { z } from "zod";
+import type { RouteDeps } from "../gateway-deps";
+import { parseInput } from "../http/parse-input";
+import { defineRoute, type Route } from "../http/route";
+import { requireSession } from "../sessions/session-store";
+import { runSessionEventStream } from "./session-event-stream";
+import { openSseResponse, type SseResponse } from "./sse-response";
+
+const LastEventId = z.coerce.number().int().nonnegative().optional();
+
+export function streamRoute({ db, bus, config, shutdown }: RouteDeps): Route {
+  return defineRoute({
+    method: "GET",
+    path: "/v1/sessions/{id}/events/stream",
+    operationId: "streamEvents",
+    summary: "Stream a session's events (Server-Sent Events): history after a seq, then live",
+    tag: "events",
+    access: "member",
+    query: StreamEventsQuery,
+    headers: [{ name: "Last-Event-ID", description: "Resume after this seq (sent by reconnecting clients)" }],
+    response: {
+      status: 200,
+      body: "event-stream",
+      description:
+        "`id:` is the event's seq, `event:` its type, `data:` the SessionEvent JSON; comments keep it alive",
+    },
+    handler: async ({ principal, params, query, request, reply, log }) => {
+      await requireSession(db, principal.tenantId, params.id);
+      // A reconnect resends the original URL and adds Last-Event-ID, which is the more recent of the two.
+      const lastEventId = parseInput(LastEventId, request.headers["last-event-id"], "Last-Event-ID header");
+      const afterSeq = lastEventId ?? query.after_seq;
+
+      const clientGone = new AbortController();
+      reply.raw.once("close", () => clientGone.abort());
+      const signal = AbortSignal.any([clientGone.signal, shutdown]);
+      let sse: SseResponse | undefined;
+      const open = async () => {
+        // From here on the response is ours: a 200 means the live subscription is in place.
+        reply.hijack();
+        const response = openSseResponse(reply.raw, signal);
+        sse = response;
+        await response.comment("stream open");
+        log.info({ after_seq: afterSeq }, "event stream opened");
+        return { send: response.event, keepAlive: () => response.comment("keep-alive") };
+      };
+      try {
+        await runSessionEventStream({
+          db,
+          bus,
+          tenantId: principal.tenantId,
+          sessionId: params.id,
+          afterSeq,
+          keepAliveMs: config.sseKeepAliveMs,
+          open,
+          signal,
+        });
+      } catch (error) {
+        // Before the stream opened, the error handler answers; after, the client reconnects with
+        // Last-Event-ID and misses nothing, so the cause is only for operators.
+        if (sse === undefined) throw error;
+        if (!signal.aborted) log.warn({ err: error }, "event stream ended by an error");
+      } finally {
+        if (sse !== undefined) {
+          sse.end();
+          log.info({ client_gone: clientGone.signal.aborted }, "event stream closed");
+        }
+      }
+    },
+  });
+}

@@ -1,0 +1,128 @@
+import type { Writable } from "node:stream";
+import { type Bus, connectBus, createOutboxRelay, ensureStreams, type OutboxRelay } from "@wakeloop/bus";
+import type { ToolPolicy } from "@wakeloop/contracts";
+import type { Database } from "@wakeloop/db";
+import { createLogger } from "@wakeloop/telemetry";
+import {
+  cleanupPrefix,
+  createTestDatabase,
+  type TestDatabase,
+  testNatsUrl,
+  testPrefix,
+} from "@wakeloop/testing";
+import type { Kysely } from "kysely";
+import { createGatewayServer, type GatewayServer } from "../server";
+import { createTenant } from "../tenants/create-tenant";
+
+/**
+ * A gateway on port 0 over its own database and subject prefix, on the real Postgres and NATS the
+ * test run uses. `relay: true` also runs the outbox relay, so committed events reach JetStream.
+ */
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON; tests read it through the contracts' schemas, which also checks the shape. */
+  body: unknown;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  /** Sent as is instead of `JSON.stringify(body)`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface GatewayFixture {
+  url: string;
+  db: Kysely<Database>;
+  database: TestDatabase;
+  bus: Bus;
+  /** A tenant made for the test file, with its first owner key. */
+  tenant: { id: string; ownerKey: string };
+  request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
+  newTenant(name: string): Promise<{ id: string; ownerKey: string }>;
+  close(): Promise<void>;
+}
+
+export interface FixtureOptions {
+  relay?: boolean;
+  bodyLimitBytes?: number;
+  sseKeepAliveMs?: number;
+  globalToolPolicy?: ToolPolicy;
+  /** Where the gateway's log records go; silent when omitted. */
+  logDestination?: Writable;
+}
+
+export async function startGateway(options: FixtureOptions = {}): Promise<GatewayFixture> {
+  const database = await createTestDatabase();
+  const bus = await connectBus({ servers: testNatsUrl(), prefix: testPrefix(), name: "gateway-test" });
+  await ensureStreams(bus.jsm, bus.catalog);
+  let relay: OutboxRelay | undefined;
+  if (options.relay === true) {
+    relay = createOutboxRelay({
+      db: database.db,
+      listenUrl: database.url,
+      js: bus.js,
+      subjects: bus.subjects,
+    });
+    await relay.start();
+  }
+  const log =
+    options.logDestination === undefined
+      ? createLogger({ service: "gateway-test", level: "silent" })
+      : createLogger({ service: "gateway-test", level: "info", destination: options.logDestination });
+  const server: GatewayServer = createGatewayServer({
+    db: database.db,
+    bus,
+    log,
+    config: {
+      bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
+      sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
+      tools: { globalToolPolicy: options.globalToolPolicy ?? {}, maxSubSessionDepth: 2 },
+    },
+  });
+  const port = await server.listen(0, "127.0.0.1");
+  const url = `http://127.0.0.1:${port}`;
+
+  const newTenant = async (name: string) => {
+    const created = await createTenant(database.db, { name });
+    return { id: created.tenant.id, ownerKey: created.ownerKey.key };
+  };
+
+  return {
+    url,
+    db: database.db,
+    database,
+    bus,
+    tenant: await newTenant("fixture tenant"),
+    newTenant,
+    async request(method, path, requestOptions = {}) {
+      const headers: Record<string, string> = { ...requestOptions.headers };
+      if (requestOptions.key !== undefined) headers.authorization = `Bearer ${requestOptions.key}`;
+      let body: string | undefined = requestOptions.rawBody;
+      if (body === undefined && requestOptions.body !== undefined) body = JSON.stringify(requestOptions.body);
+      if (body !== undefined) headers["content-type"] ??= "application/json";
+      const response = await fetch(`${url}${path}`, { method, headers, body });
+      const text = await response.text();
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: text === "" ? undefined : JSON.parse(text),
+      };
+    },
+    async close() {
+      await server.close();
+      await relay?.stop();
+      await cleanupPrefix(bus.jsm, bus.subjects.prefix);
+      await bus.close();
+      await database.drop();
+    },
+  };
+}
+
+/** The smallest valid agent, with `overrides` on top. */
+export function agentBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name: "support bot", model: { provider: "anthropic", id: "claude-test" }, ...overrides };
+}

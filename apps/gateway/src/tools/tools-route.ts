@@ -1,0 +1,41 @@
+import { sessionEffectiveTools } from "@wakeloop/tool-runtime";
+import { findAgent } from "../agents/agent-store";
+import { findEnvironment } from "../environments/environment-store";
+import type { RouteDeps } from "../gateway-deps";
+import { defineRoute, type Route } from "../http/route";
+import { requireSession } from "../sessions/session-store";
+
+/**
+ * "Why is this tool missing?" (DESIGN §5): the tools the session's next turn would offer and every
+ * exclusion with the pipeline step that made it, computed as the harness computes them, from the
+ * session's pinned agent version, its environment and its projection.
+ */
+export function toolsRoute({ db, config }: RouteDeps): Route {
+  return defineRoute({
+    method: "GET",
+    path: "/v1/sessions/{id}/tools",
+    operationId: "getSessionTools",
+    summary: "The effective tools of the session's next turn, and why each other tool is excluded",
+    tag: "sessions",
+    access: "member",
+    response: { status: 200, body: "EffectiveToolSet", description: "Offered tools and exclusions" },
+    handler: async ({ principal, params }) => {
+      const tenantId = principal.tenantId;
+      const session = await requireSession(db, tenantId, params.id);
+      const { agent } = await findAgent(db, tenantId, session.agent_id, session.agent_version);
+      const environment =
+        session.environment_id === null
+          ? null
+          : (await findEnvironment(db, tenantId, session.environment_id)).environment;
+      return sessionEffectiveTools(
+        {
+          agent,
+          environmentPolicy: environment?.tool_policy ?? null,
+          parentSessionId: session.parent_session_id,
+          sandboxStatus: session.state.sandbox_status,
+        },
+        config.tools,
+      );
+    },
+  });
+}

@@ -1,0 +1,261 @@
+// Persistent shells: one long-lived bash per shell id whose cwd and exported variables carry over
+// from one command to the next. Each command is written to a file and sourced (so quoting and
+// heredocs in it cannot break the protocol), and is followed by a marker line carrying a per-shell
+// nonce, the exit code and the new cwd; everything before the marker is the command's output.
+const { spawn } = require("node:child_process");
+const crypto = require("node:crypto");
+const fs = require("node:fs");
+const history = require("./history");
+const { OutputBuffer } = require("./output-buffer");
+const { killTree, preferForOomKill } = require("./process-tree");
+const { parseExports, shellQuote } = require("./env-file");
+const { AgentError } = require("./errors");
+const { BASE_ENV } = require("./base-env");
+const { WORKSPACE, resolvePath } = require("./paths");
+
+const SCRATCH = "/tmp/.wl";
+/** Variables bash maintains itself; they are not part of the session's environment. */
+const VOLATILE = new Set(["PWD", "OLDPWD", "SHLVL", "_"]);
+/** A command whose process tree is gone but whose shell is still busy is in a shell builtin loop. */
+const INTERRUPT_GRACE_MS = 300;
+/** Record separator (0x1e): framing for the end-of-command marker line, which carries seq:exit:cwd. */
+const RS = String.fromCharCode(0x1e);
+const MARKER = new RegExp(`^\n${RS}WL[0-9a-f]+:(\\d+):(\\d+):([^${RS}]*)${RS}\n`);
+
+fs.mkdirSync(SCRATCH, { recursive: true, mode: 0o700 });
+
+class Shell {
+  constructor(id) {
+    this.id = id;
+    this.cwd = WORKSPACE;
+    this.env = { ...BASE_ENV };
+    this.envDirty = false;
+    this.child = null;
+    this.current = null;
+    this.pending = "";
+    this.seq = 0;
+    this.nonce = "";
+    this.closedReason = "not opened yet";
+  }
+
+  get open() {
+    return this.child !== null;
+  }
+
+  get envFile() {
+    return `${SCRATCH}/${this.id}.env`;
+  }
+
+  start() {
+    if (this.open) return;
+    let cwd = this.cwd;
+    if (!fs.existsSync(cwd)) cwd = WORKSPACE;
+    this.nonce = crypto.randomBytes(8).toString("hex");
+    const child = spawn("bash", ["--noprofile", "--norc"], {
+      cwd,
+      env: { ...this.env, PWD: cwd },
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.child = child;
+    this.closedReason = null;
+    if (child.pid !== undefined) preferForOomKill(child.pid);
+    child.stdout.setEncoding("utf8");
+    child.stderr.setEncoding("utf8");
+    child.stdout.on("data", (text) => this.onOutput(text));
+    child.stderr.on("data", (text) => this.current?.entry.output.append(text));
+    child.stdin.on("error", () => {});
+    child.on("error", (error) => this.onExit(null, null, error.message));
+    child.on("exit", (code, signal) => this.onExit(code, signal));
+  }
+
+  onExit(code, signal, message) {
+    if (this.child === null) return;
+    this.child = null;
+    this.closedReason = message ?? `shell exited (${signal ?? `code ${code}`})`;
+    const current = this.current;
+    if (current) {
+      current.entry.output.append(this.pending);
+      this.pending = "";
+      this.complete(current, { exitCode: code, signal });
+    }
+  }
+
+  onOutput(text) {
+    const current = this.current;
+    if (current === null) return; // output of a process the previous command left running
+    this.pending += text;
+    const prefix = `\n${RS}WL${this.nonce}:`;
+    const at = this.pending.indexOf(prefix);
+    if (at === -1) {
+      const keep = prefix.length - 1;
+      if (this.pending.length > keep) {
+        current.entry.output.append(this.pending.slice(0, this.pending.length - keep));
+        this.pending = this.pending.slice(this.pending.length - keep);
+      }
+      return;
+    }
+    current.entry.output.append(this.pending.slice(0, at));
+    this.pending = this.pending.slice(at);
+    const marker = MARKER.exec(this.pending);
+    if (marker === null) return; // the rest of the marker is still on its way
+    this.pending = this.pending.slice(marker[0].length);
+    if (Number(marker[1]) !== current.seq) return;
+    this.cwd = marker[3];
+    this.envDirty = true;
+    this.complete(current, { exitCode: Number(marker[2]), signal: null });
+  }
+
+  complete(current, outcome) {
+    if (this.current === current) this.current = null;
+    clearTimeout(current.killTimer);
+    fs.rm(current.file, { force: true }, () => {});
+    history.finish(current.entry, outcome);
+    for (const wake of current.waiters.splice(0)) wake();
+  }
+
+  /** Runs `command`; `recordAs` puts it in the history (internal cd/export are not recorded). */
+  run(command, { recordAs, callId } = {}) {
+    this.start();
+    if (this.current) {
+      throw new AgentError(
+        "shell_busy",
+        `shell ${this.id} is still running \`${this.current.entry.command}\`; use shell_wait or interrupt it`,
+      );
+    }
+    this.seq += 1;
+    const file = `${SCRATCH}/${this.id}-${this.seq}.sh`;
+    fs.writeFileSync(file, `${command}\n`, { mode: 0o600 });
+    const entry = recordAs
+      ? history.start({ shellId: this.id, kind: recordAs, command, callId })
+      : { command, output: new OutputBuffer(), status: "running" };
+    const current = { seq: this.seq, entry, file, callId, waiters: [], killTimer: undefined };
+    this.current = current;
+    this.child.stdin.write(
+      `{ . ${shellQuote(file)}; } </dev/null 2>&1\n` +
+        `__wl_rc=$?; export -p > ${shellQuote(this.envFile)}; ` +
+        `builtin printf '\\n\\036WL%s:%s:%s:%s\\036\\n' ${this.nonce} ${this.seq} "$__wl_rc" "$PWD"\n`,
+    );
+    return current;
+  }
+
+  /** Resolves when `current` ends or after `waitMs`, whichever is first. */
+  wait(current, waitMs) {
+    if (current.entry.status !== "running") return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      current.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** Kills the running command's process tree; a builtin loop that survives that costs the shell. */
+  interrupt() {
+    const current = this.current;
+    if (current === null || this.child === null) return false;
+    if (current.entry.status === "running") current.entry.cancelled = true;
+    const pid = this.child.pid;
+    killTree(pid, "SIGKILL", { keepRoot: true });
+    current.killTimer = setTimeout(() => {
+      if (this.current === current && this.child !== null) killTree(pid, "SIGKILL");
+    }, INTERRUPT_GRACE_MS);
+    return true;
+  }
+
+  close(reason) {
+    if (this.child === null) return;
+    const current = this.current;
+    if (current && current.entry.status === "running") current.entry.cancelled = true;
+    killTree(this.child.pid, "SIGKILL");
+    this.onExit(null, "SIGKILL", reason);
+  }
+
+  refreshEnv() {
+    if (!this.envDirty) return;
+    this.envDirty = false;
+    try {
+      const env = parseExports(fs.readFileSync(this.envFile, "utf8"));
+      for (const name of VOLATILE) delete env[name];
+      this.env = env;
+    } catch {
+      // no command has completed since the shell started
+    }
+  }
+
+  /** The shell's state relative to the base environment: what the runner persists and restores. */
+  state() {
+    this.refreshEnv();
+    const env = {};
+    for (const [name, value] of Object.entries(this.env)) {
+      if (BASE_ENV[name] !== value) env[name] = value;
+    }
+    const unset = Object.keys(BASE_ENV).filter((name) => !(name in this.env));
+    return { cwd: this.cwd, env, unset };
+  }
+
+  restore({ cwd, env, unset }) {
+    this.cwd = cwd;
+    this.env = { ...BASE_ENV, ...env };
+    for (const name of unset) delete this.env[name];
+  }
+
+  describe() {
+    const current = this.current;
+    return {
+      shellId: this.id,
+      open: this.open,
+      busy: current !== null,
+      pid: this.child?.pid ?? null,
+      closedReason: this.closedReason,
+      currentCommand: current?.entry.commandId ? history.read(current.entry, 0, 0) : null,
+      livePreview: current ? current.entry.output.tail(2_000).text : null,
+      ...this.state(),
+    };
+  }
+}
+
+/** @type {Map<string, Shell>} */
+const shells = new Map();
+
+function shell(id) {
+  let found = shells.get(id);
+  if (found === undefined) {
+    found = new Shell(id);
+    shells.set(id, found);
+  }
+  return found;
+}
+
+async function runInternal(target, command) {
+  if (!target.open) return;
+  const current = target.run(command);
+  await target.wait(current, 10_000);
+  if (current.entry.status === "running") {
+    throw new AgentError("shell_busy", `shell ${target.id} did not finish \`${command}\``);
+  }
+  if (current.entry.exitCode !== 0) {
+    throw new AgentError("shell_command_failed", current.entry.output.tail(2_000).text.trim());
+  }
+}
+
+async function setCwd(id, input) {
+  const target = shell(id);
+  const resolved = resolvePath(input, { cwd: target.cwd });
+  if (!resolved.stat.isDirectory()) throw new AgentError("not_a_directory", `${input} is not a directory`);
+  await runInternal(target, `cd -- ${shellQuote(resolved.path)}`);
+  target.cwd = resolved.path;
+  return target.describe();
+}
+
+async function setEnv(id, name, value) {
+  const target = shell(id);
+  await runInternal(target, value === null ? `unset ${name}` : `export ${name}=${shellQuote(value)}`);
+  target.refreshEnv();
+  if (value === null) delete target.env[name];
+  else target.env[name] = value;
+  return target.describe();
+}
+
+module.exports = { shell, shells, setCwd, setEnv };

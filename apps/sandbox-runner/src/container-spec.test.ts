@@ -1,0 +1,65 @@
+import { EnvironmentConfig } from "@wakeloop/contracts";
+import { describe, expect, it } from "vitest";
+import { containerSpec } from "./container-spec";
+import { poolKey } from "./pool-key";
+
+const agent = { source: "/* agent */", version: "v1" };
+
+describe("containerSpec", () => {
+  it("hardens every sandbox by default", () => {
+    const spec = containerSpec({
+      name: "wl-r-s-x",
+      labels: { "wakeloop.runner": "r" },
+      environment: EnvironmentConfig.parse({}),
+      workspaceVolume: "wl-ws-1",
+      substrateVolume: "wl-substrate-1",
+      agent,
+    });
+    expect(spec.User).toBe("1000:1000");
+    expect(spec.Cmd).toEqual(["node", "-e", agent.source]);
+    expect(spec.HostConfig).toMatchObject({
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges"],
+      ReadonlyRootfs: true,
+      NetworkMode: "none",
+      PidsLimit: 256,
+      Memory: 512 * 1024 * 1024,
+      MemorySwap: 512 * 1024 * 1024,
+      NanoCpus: 1e9,
+      Privileged: false,
+      Init: true,
+    });
+    expect(Object.keys(spec.HostConfig?.Tmpfs ?? {})).toEqual(["/tmp", "/home/sandbox"]);
+    expect(spec.HostConfig?.Mounts).toEqual([
+      { Type: "volume", Source: "wl-ws-1", Target: "/workspace", ReadOnly: false },
+      { Type: "volume", Source: "wl-substrate-1", Target: "/workspace/agent", ReadOnly: true },
+    ]);
+    expect(JSON.stringify(spec)).not.toContain("docker.sock");
+  });
+
+  it("follows the environment's network and workspace access", () => {
+    const spec = containerSpec({
+      name: "n",
+      labels: {},
+      environment: EnvironmentConfig.parse({ network: "bridge", workspace_access: "ro", cpus: 0.5 }),
+      workspaceVolume: "w",
+      substrateVolume: null,
+      agent,
+    });
+    expect(spec.HostConfig).toMatchObject({ NetworkMode: "bridge", NanoCpus: 5e8 });
+    expect(spec.HostConfig?.Mounts).toEqual([
+      { Type: "volume", Source: "w", Target: "/workspace", ReadOnly: true },
+    ]);
+  });
+});
+
+describe("poolKey", () => {
+  it("ignores per-call settings and changes with anything fixed at creation", () => {
+    const base = EnvironmentConfig.parse({});
+    const key = poolKey(base, null, "v1");
+    expect(poolKey({ ...base, exec_ask: "always", command_timeout_ms: 5_000 }, null, "v1")).toBe(key);
+    expect(poolKey({ ...base, memory_mb: 1_024 }, null, "v1")).not.toBe(key);
+    expect(poolKey(base, "wl-substrate-x", "v1")).not.toBe(key);
+    expect(poolKey(base, null, "v2")).not.toBe(key);
+  });
+});

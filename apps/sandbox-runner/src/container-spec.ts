@@ -1,0 +1,86 @@
+import type { EnvironmentConfig } from "@wakeloop/contracts";
+import type Docker from "dockerode";
+import type { AgentProgram } from "./agent-program";
+
+export const WORKSPACE = "/workspace";
+export const SUBSTRATE_MOUNT = "/workspace/agent";
+export const SANDBOX_HOME = "/home/sandbox";
+export const SANDBOX_USER = "1000:1000";
+
+export type ContainerPlan = {
+  name: string;
+  labels: Record<string, string>;
+  environment: EnvironmentConfig;
+  workspaceVolume: string;
+  substrateVolume: string | null;
+  agent: AgentProgram;
+};
+
+/** tmpfs counts against the memory limit, so it gets a share of it rather than a fixed size. */
+function tmpfsMb(memoryMb: number): number {
+  return Math.max(16, Math.floor(memoryMb / 4));
+}
+
+/**
+ * The hardened container every sandbox runs in: non-root, no capabilities, no privilege gain,
+ * read-only root with tmpfs /tmp and HOME, pids/memory(no swap)/CPU limits, no network unless the
+ * environment asks for a bridge, and never the Docker socket. Its main process is the agent.
+ */
+export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOptions {
+  const env = plan.environment;
+  const memoryBytes = env.memory_mb * 1024 * 1024;
+  const mounts: Docker.MountConfig = [
+    {
+      Type: "volume",
+      Source: plan.workspaceVolume,
+      Target: WORKSPACE,
+      ReadOnly: env.workspace_access === "ro",
+    },
+  ];
+  if (plan.substrateVolume !== null) {
+    mounts.push({ Type: "volume", Source: plan.substrateVolume, Target: SUBSTRATE_MOUNT, ReadOnly: true });
+  }
+  const agentConfig = {
+    workspace: WORKSPACE,
+    readOnlyRoots: plan.substrateVolume === null ? [] : [SUBSTRATE_MOUNT],
+    workspaceAccess: env.workspace_access,
+  };
+  return {
+    name: plan.name,
+    Image: env.image,
+    User: SANDBOX_USER,
+    WorkingDir: WORKSPACE,
+    Hostname: "sandbox",
+    Cmd: ["node", "-e", plan.agent.source],
+    Env: [`WL_AGENT_CONFIG=${JSON.stringify(agentConfig)}`, `HOME=${SANDBOX_HOME}`],
+    Labels: plan.labels,
+    Tty: false,
+    OpenStdin: true,
+    StdinOnce: false,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    NetworkDisabled: env.network === "none",
+    HostConfig: {
+      Mounts: mounts,
+      Tmpfs: {
+        "/tmp": `rw,nosuid,nodev,size=${tmpfsMb(env.memory_mb)}m`,
+        [SANDBOX_HOME]: "rw,nosuid,nodev,size=64m,uid=1000,gid=1000,mode=0700",
+      },
+      ReadonlyRootfs: true,
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges"],
+      NetworkMode: env.network,
+      PidsLimit: env.pids_limit,
+      Memory: memoryBytes,
+      MemorySwap: memoryBytes,
+      NanoCpus: Math.round(env.cpus * 1e9),
+      // docker-init as PID 1 reaps the orphans commands leave behind (they count against PidsLimit).
+      Init: true,
+      // The protocol travels over stdout: a log driver would copy every reply to disk.
+      LogConfig: { Type: "none", Config: {} },
+      RestartPolicy: { Name: "no" },
+      Privileged: false,
+    },
+  };
+}

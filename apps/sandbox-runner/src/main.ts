@@ -1,0 +1,21 @@
+import { runService } from "@wakeloop/service-kit";
+import Docker from "dockerode";
+import { loadConfig } from "./config";
+import { startSandboxService } from "./sandbox-service";
+
+// Wiring only (STYLE §8): behaviour modules are started here and stopped by the returned stoppable.
+await runService({
+  name: "sandbox-runner",
+  config: loadConfig(),
+  start: async ({ config, bus, log }) => {
+    const runner = await startSandboxService({
+      bus,
+      docker: new Docker({ socketPath: config.DOCKER_SOCKET }),
+      runnerId: config.SANDBOX_RUNNER_ID,
+      stateDir: config.SANDBOX_STATE_DIR,
+      idleStopMs: config.SANDBOX_IDLE_STOP_MS,
+      log,
+    });
+    return { stop: () => runner.stop() };
+  },
+});

@@ -1,0 +1,53 @@
+import type Docker from "dockerode";
+import { LABEL } from "./labels";
+import type { RunnerLog } from "./runner-log";
+import { removeContainer, removeVolume } from "./sandbox-container";
+import type { Binding, SessionStore } from "./session-store";
+
+export type Adopted = { binding: Binding; container: "running" | "stopped" | "missing" };
+
+/**
+ * Start-up after a crash or restart: every container and volume labelled with this runner id is
+ * either adopted (a session's container named by a binding file) or removed (pool containers, which
+ * hold no session state, and orphans of a crash mid-provisioning). Bindings whose container is gone
+ * stay: the workspace volume still holds the session's files and the next call re-creates a container.
+ */
+export async function reconcile(args: {
+  docker: Docker;
+  runnerId: string;
+  store: SessionStore;
+  log: RunnerLog;
+}): Promise<Adopted[]> {
+  const { docker, runnerId, store, log } = args;
+  const filters = JSON.stringify({ label: [`${LABEL.runner}=${runnerId}`] });
+  const bindings = await store.allBindings();
+  const byContainer = new Map(bindings.map((binding) => [binding.container_id, binding]));
+  const containers = await docker.listContainers({ all: true, filters });
+
+  const adopted: Adopted[] = [];
+  const seen = new Set<string>();
+  for (const info of containers) {
+    const binding = byContainer.get(info.Id);
+    if (binding) {
+      seen.add(binding.session_id);
+      adopted.push({ binding, container: info.State === "running" ? "running" : "stopped" });
+      continue;
+    }
+    log.info({ containerId: info.Id, names: info.Names }, "removing unclaimed sandbox container");
+    await removeContainer(docker, info.Id);
+  }
+  for (const binding of bindings) {
+    if (!seen.has(binding.session_id)) adopted.push({ binding, container: "missing" });
+  }
+
+  const keptVolumes = new Set(bindings.map((binding) => binding.workspace_volume));
+  const { Volumes: volumes } = await docker.listVolumes({ filters });
+  for (const volume of volumes ?? []) {
+    if (keptVolumes.has(volume.Name)) continue;
+    log.info({ volume: volume.Name }, "removing unclaimed workspace volume");
+    await removeVolume(docker, volume.Name).catch((error) =>
+      log.warn({ err: error, volume: volume.Name }, "could not remove an unclaimed volume"),
+    );
+  }
+  return adopted;
+}

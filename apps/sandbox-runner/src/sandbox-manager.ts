@@ -1,0 +1,501 @@
+import {
+  type SandboxDescribeResponse,
+  type SandboxEnsureRequest,
+  type SandboxEnsureResponse,
+  type SandboxExecuteCompleted,
+  SandboxExecuteRequest,
+  type SandboxExecuteResponse,
+  type SandboxProvisioning,
+  type SandboxStatusNotice,
+  type SandboxStatusValue,
+  WakeloopError,
+} from "@wakeloop/contracts";
+import { evaluateExecPolicy, explainExecVerdict } from "@wakeloop/sandbox-client";
+import type Docker from "dockerode";
+import type { AgentChannel } from "./agent-channel";
+import { type AgentProgram, agentProgram } from "./agent-program";
+import { CallJournal } from "./call-journal";
+import { commandOf } from "./command-of";
+import { SUBSTRATE_MOUNT, WORKSPACE } from "./container-spec";
+import { KeyedMutex } from "./keyed-mutex";
+import { LABEL, sessionContainerName, substrateVolumeName } from "./labels";
+import { poolKey } from "./pool-key";
+import { ensureSubstrateVolume, provisionContainer } from "./provision";
+import { reconcile } from "./reconcile";
+import type { RunnerLog } from "./runner-log";
+import { removeContainer, removeVolume, SandboxContainer } from "./sandbox-container";
+import { type Binding, SessionStore } from "./session-store";
+import { failure, type ToolOutcome } from "./tools/output-format";
+import { runTool } from "./tools/run-tool";
+import { WarmPool } from "./warm-pool";
+
+export type SandboxManagerOptions = {
+  docker: Docker;
+  /** Stable across restarts: it labels this runner's containers and names its pinned subjects. */
+  runnerId: string;
+  /** Host directory for bindings, shell state and the idempotency journal. */
+  stateDir: string;
+  /** A sandbox with no call for this long is stopped (its volume and binding stay). */
+  idleStopMs: number;
+  log: RunnerLog;
+  onStatus?: (notice: SandboxStatusNotice) => void;
+};
+
+type Sandbox = {
+  binding: Binding;
+  container: SandboxContainer | null;
+  status: SandboxStatusValue;
+  lastUsedAt: number;
+  inflight: number;
+};
+
+/** Policy settings apply per call, so an `ensure` with a changed environment updates them in place. */
+const PER_CALL_SETTINGS = ["exec_security", "exec_ask", "exec_allowlist", "command_timeout_ms"] as const;
+
+/** Owns this runner's sandboxes: provisioning, warm claims, restarts, idle stops, release, adoption. */
+export class SandboxManager {
+  readonly runnerId: string;
+  private readonly docker: Docker;
+  private readonly agent: AgentProgram = agentProgram();
+  private readonly store: SessionStore;
+  private readonly journal: CallJournal;
+  private readonly sandboxes = new Map<string, Sandbox>();
+  private readonly lock = new KeyedMutex();
+  readonly pool: WarmPool;
+  private reaper: NodeJS.Timeout | undefined;
+  /** Set by stop(): channels closing from here on are the runner's doing, not a sandbox failure. */
+  private stopping = false;
+
+  constructor(private readonly options: SandboxManagerOptions) {
+    this.runnerId = options.runnerId;
+    this.docker = options.docker;
+    this.store = new SessionStore(options.stateDir);
+    this.journal = new CallJournal((sessionId) => this.store.dir(sessionId));
+    this.pool = new WarmPool(this.docker, this.runnerId, this.agent, options.log);
+  }
+
+  /** Adopts this runner's running session containers, removes pool containers and orphans. */
+  async start(): Promise<void> {
+    const adopted = await reconcile({
+      docker: this.docker,
+      runnerId: this.runnerId,
+      store: this.store,
+      log: this.options.log,
+    });
+    for (const { binding, container: state } of adopted) {
+      const container =
+        state === "missing"
+          ? null
+          : new SandboxContainer(this.docker, binding.container_id, this.options.log);
+      const sandbox: Sandbox = { binding, container, status: "closed", lastUsedAt: Date.now(), inflight: 0 };
+      this.sandboxes.set(binding.session_id, sandbox);
+      if (container && state === "running") {
+        try {
+          this.watch(sandbox, await container.connect());
+          sandbox.status = "ready";
+        } catch (error) {
+          this.options.log.warn(
+            { err: error, sessionId: binding.session_id },
+            "adopted sandbox did not answer",
+          );
+          sandbox.status = "error";
+        }
+      }
+    }
+    const interval = Math.max(250, Math.min(30_000, Math.floor(this.options.idleStopMs / 2)));
+    this.reaper = setInterval(() => void this.stopIdle(), interval);
+    this.reaper.unref();
+  }
+
+  /** Stops taking work: pooled containers are removed; session containers keep running for adoption. */
+  async stop(): Promise<void> {
+    clearInterval(this.reaper);
+    this.stopping = true;
+    await this.pool.drain();
+    for (const sandbox of this.sandboxes.values()) {
+      await this.saveShells(sandbox).catch(() => undefined);
+      sandbox.container?.channel?.close();
+    }
+  }
+
+  ensure(request: SandboxEnsureRequest): Promise<SandboxEnsureResponse> {
+    return this.lock.run(request.session_id, async () => {
+      const transitions: SandboxStatusValue[] = [];
+      let sandbox = this.sandboxes.get(request.session_id);
+      if (sandbox?.status === "ready" && sandbox.container?.connected) {
+        this.updateSettings(sandbox, request);
+        sandbox.lastUsedAt = Date.now();
+        return this.ensured(sandbox, "existing", transitions);
+      }
+      this.notify(request.tenant_id, request.session_id, "provisioning", transitions);
+      try {
+        let provisioning: SandboxProvisioning;
+        if (sandbox) {
+          this.updateSettings(sandbox, request);
+          provisioning = await this.revive(sandbox);
+        } else {
+          ({ sandbox, provisioning } = await this.create(request));
+        }
+        sandbox.status = "ready";
+        sandbox.lastUsedAt = Date.now();
+        this.notify(request.tenant_id, request.session_id, "ready", transitions);
+        return this.ensured(sandbox, provisioning, transitions);
+      } catch (error) {
+        if (sandbox) sandbox.status = "error";
+        const wrapped =
+          error instanceof WakeloopError
+            ? error
+            : new WakeloopError(
+                "sandbox_provision_failed",
+                `could not provision the sandbox: ${(error as Error).message}`,
+                {
+                  cause: error,
+                  retryable: true,
+                },
+              );
+        this.notify(request.tenant_id, request.session_id, "error", transitions, wrapped);
+        throw wrapped;
+      }
+    });
+  }
+
+  async execute(raw: unknown): Promise<SandboxExecuteResponse> {
+    const request = SandboxExecuteRequest.parse(raw);
+    const sandbox = this.sandboxes.get(request.session_id);
+    if (!sandbox) {
+      throw new WakeloopError(
+        "sandbox_not_found",
+        `runner ${this.runnerId} holds no sandbox for session ${request.session_id}; call ensure first`,
+      );
+    }
+    sandbox.inflight += 1;
+    try {
+      const channel = await this.connected(sandbox);
+      const environment = sandbox.binding.environment;
+      let approval: { command: string; reason: string } | null = null;
+      const result = await this.journal.once(request.session_id, request.tool_call_id, async () => {
+        const command = commandOf(request.tool, request.input);
+        if (command !== null) {
+          const verdict = evaluateExecPolicy(environment, command);
+          const reason = explainExecVerdict(environment, command, verdict);
+          if (verdict === "deny") return this.completed(request.tool_call_id, failure("exec_denied", reason));
+          if (verdict === "ask" && !request.approved) {
+            approval = { command, reason };
+            return null;
+          }
+        }
+        const outcome = await runTool(
+          { channel, environment, callId: request.tool_call_id, mounts: this.mounts(sandbox.binding) },
+          request.tool,
+          request.input,
+        );
+        return this.completed(request.tool_call_id, outcome);
+      });
+      if (result !== null) return result;
+      const pending = approval as { command: string; reason: string } | null;
+      return {
+        outcome: "needs_approval",
+        tool_call_id: request.tool_call_id,
+        command: pending?.command ?? "",
+        reason: pending?.reason ?? "the exec policy asks for approval",
+      };
+    } finally {
+      sandbox.inflight -= 1;
+      sandbox.lastUsedAt = Date.now();
+    }
+  }
+
+  /** Interrupts a running call: its process group is killed and the call returns its result. */
+  async cancel(sessionId: string, toolCallId: string): Promise<boolean> {
+    const channel = this.sandboxes.get(sessionId)?.container?.channel;
+    if (!channel || channel.closed) return false;
+    const { cancelled } = await channel.call<{ cancelled: boolean }>("call.cancel", { callId: toolCallId });
+    return cancelled;
+  }
+
+  release(sessionId: string): Promise<boolean> {
+    return this.lock.run(sessionId, async () => {
+      const sandbox = this.sandboxes.get(sessionId);
+      const binding = sandbox?.binding ?? (await this.store.loadBinding(sessionId));
+      this.sandboxes.delete(sessionId);
+      if (sandbox) sandbox.status = "closed";
+      sandbox?.container?.channel?.close();
+      await removeContainer(this.docker, sessionContainerName(this.runnerId, sessionId));
+      if (binding) {
+        await removeContainer(this.docker, binding.container_id);
+        await removeVolume(this.docker, binding.workspace_volume);
+      }
+      await this.store.remove(sessionId);
+      if (binding) this.notify(binding.tenant_id, sessionId, "closed", []);
+      return binding !== null;
+    });
+  }
+
+  describe(sessionId: string): SandboxDescribeResponse {
+    const sandbox = this.sandboxes.get(sessionId);
+    return {
+      session_id: sessionId,
+      runner_id: this.runnerId,
+      status: sandbox?.status ?? "absent",
+      container_id: sandbox?.container?.id ?? null,
+      environment: sandbox?.binding.environment ?? null,
+    };
+  }
+
+  holds(sessionId: string): boolean {
+    return this.sandboxes.has(sessionId);
+  }
+
+  /** Stops sandboxes idle past `idleStopMs`; their next call or ensure starts them again. */
+  async stopIdle(now = Date.now()): Promise<void> {
+    for (const sandbox of [...this.sandboxes.values()]) {
+      if (sandbox.status !== "ready" || sandbox.inflight > 0) continue;
+      if (now - sandbox.lastUsedAt < this.options.idleStopMs) continue;
+      await this.lock
+        .run(sandbox.binding.session_id, async () => {
+          if (
+            sandbox.status !== "ready" ||
+            sandbox.inflight > 0 ||
+            !this.sandboxes.has(sandbox.binding.session_id)
+          )
+            return;
+          await this.saveShells(sandbox).catch(() => undefined);
+          sandbox.status = "closed";
+          await sandbox.container?.stop();
+          this.notify(sandbox.binding.tenant_id, sandbox.binding.session_id, "closed", []);
+        })
+        .catch((error) =>
+          this.options.log.warn({ err: error, sessionId: sandbox.binding.session_id }, "idle stop failed"),
+        );
+    }
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  private async create(
+    request: SandboxEnsureRequest,
+  ): Promise<{ sandbox: Sandbox; provisioning: SandboxProvisioning }> {
+    const environment = request.environment;
+    const substrateVolume = request.agent_id
+      ? substrateVolumeName(request.tenant_id, request.agent_id)
+      : null;
+    if (request.agent_id && substrateVolume) {
+      await ensureSubstrateVolume(this.docker, substrateVolume, request.tenant_id, request.agent_id);
+    }
+    const key = poolKey(environment, substrateVolume, this.agent.version);
+    if (environment.warm_pool_size > 0) this.pool.register(key, environment, substrateVolume);
+    const bindingBase = {
+      tenant_id: request.tenant_id,
+      session_id: request.session_id,
+      agent_id: request.agent_id ?? null,
+      environment,
+      substrate_volume: substrateVolume,
+    };
+    const name = sessionContainerName(this.runnerId, request.session_id);
+    const claimed = this.pool.claim(key);
+    if (claimed) {
+      const binding = {
+        ...bindingBase,
+        container_id: claimed.container.id,
+        workspace_volume: claimed.workspaceVolume,
+      };
+      await this.store.saveBinding(binding);
+      // The name is for people reading `docker ps`; the binding file is what adoption trusts, so the
+      // rename (tens of ms in Docker) stays off the claim's path.
+      void removeContainer(this.docker, name)
+        .then(() => claimed.container.container.rename({ name }))
+        .catch(() => undefined);
+      const sandbox = this.track(binding, claimed.container);
+      return { sandbox, provisioning: "warm" };
+    }
+    await removeContainer(this.docker, name); // left by a crash before its binding was written
+    const provisioned = await provisionContainer(
+      this.docker,
+      this.agent,
+      {
+        name,
+        labels: {
+          [LABEL.runner]: this.runnerId,
+          [LABEL.session]: request.session_id,
+          [LABEL.tenant]: request.tenant_id,
+        },
+        environment,
+        substrateVolume,
+      },
+      this.options.log,
+    );
+    const binding = {
+      ...bindingBase,
+      container_id: provisioned.container.id,
+      workspace_volume: provisioned.workspaceVolume,
+    };
+    await this.store.saveBinding(binding);
+    const sandbox = this.track(binding, provisioned.container);
+    this.watch(sandbox, await provisioned.container.connect());
+    return { sandbox, provisioning: "cold" };
+  }
+
+  private track(binding: Binding, container: SandboxContainer): Sandbox {
+    const sandbox: Sandbox = {
+      binding,
+      container,
+      status: "provisioning",
+      lastUsedAt: Date.now(),
+      inflight: 0,
+    };
+    this.sandboxes.set(binding.session_id, sandbox);
+    if (container.channel) this.watch(sandbox, container.channel);
+    return sandbox;
+  }
+
+  /** Brings back a stopped sandbox, or re-creates its container over the kept workspace volume. */
+  private async revive(sandbox: Sandbox): Promise<SandboxProvisioning> {
+    const binding = sandbox.binding;
+    if (sandbox.container && (await this.exists(binding.container_id))) {
+      this.watch(sandbox, await sandbox.container.connect());
+      await this.restoreShells(sandbox);
+      return "restarted";
+    }
+    const name = sessionContainerName(this.runnerId, binding.session_id);
+    await removeContainer(this.docker, name);
+    const volumeExists = await this.docker
+      .getVolume(binding.workspace_volume)
+      .inspect()
+      .then(() => true)
+      .catch(() => false);
+    const provisioned = await provisionContainer(
+      this.docker,
+      this.agent,
+      {
+        name,
+        labels: {
+          [LABEL.runner]: this.runnerId,
+          [LABEL.session]: binding.session_id,
+          [LABEL.tenant]: binding.tenant_id,
+        },
+        environment: binding.environment,
+        substrateVolume: binding.substrate_volume,
+        ...(volumeExists ? { workspaceVolume: binding.workspace_volume } : {}),
+      },
+      this.options.log,
+    );
+    sandbox.binding = {
+      ...binding,
+      container_id: provisioned.container.id,
+      workspace_volume: provisioned.workspaceVolume,
+    };
+    sandbox.container = provisioned.container;
+    await this.store.saveBinding(sandbox.binding);
+    this.watch(sandbox, await provisioned.container.connect());
+    await this.restoreShells(sandbox);
+    return "cold";
+  }
+
+  /** The channel of a sandbox that must answer now: a stopped or broken one is revived first. */
+  private async connected(sandbox: Sandbox) {
+    const channel = sandbox.container?.channel;
+    if (sandbox.status === "ready" && channel && !channel.closed) return channel;
+    const { tenant_id, session_id } = sandbox.binding;
+    await this.ensure({ tenant_id, session_id, environment: sandbox.binding.environment });
+    const revived = sandbox.container?.channel;
+    if (!revived || revived.closed) {
+      throw new WakeloopError("sandbox_not_ready", `the sandbox of session ${session_id} is not answering`, {
+        retryable: true,
+      });
+    }
+    return revived;
+  }
+
+  /** A channel that dies under a ready sandbox (agent or container killed) turns it to `error`. */
+  private watch(sandbox: Sandbox, channel: AgentChannel): void {
+    channel.onClose((error) => {
+      if (this.stopping || sandbox.container?.channel !== channel || sandbox.status !== "ready") return;
+      sandbox.status = "error";
+      this.notify(sandbox.binding.tenant_id, sandbox.binding.session_id, "error", [], error);
+    });
+  }
+
+  private async exists(containerId: string): Promise<boolean> {
+    try {
+      await this.docker.getContainer(containerId).inspect();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async saveShells(sandbox: Sandbox): Promise<void> {
+    const channel = sandbox.container?.channel;
+    if (!channel || channel.closed) return;
+    const { states } = await channel.call<{
+      states: Record<string, { cwd: string; env: Record<string, string>; unset: string[] }>;
+    }>("shell.states", {}, { timeoutMs: 5_000 });
+    await this.store.saveShellStates(sandbox.binding.session_id, states);
+  }
+
+  private async restoreShells(sandbox: Sandbox): Promise<void> {
+    const states = await this.store.loadShellStates(sandbox.binding.session_id);
+    if (Object.keys(states).length === 0) return;
+    await sandbox.container?.channel?.call("shell.restore", { states }, { timeoutMs: 5_000 });
+  }
+
+  private updateSettings(sandbox: Sandbox, request: SandboxEnsureRequest): void {
+    const environment = { ...sandbox.binding.environment };
+    for (const setting of PER_CALL_SETTINGS)
+      Object.assign(environment, { [setting]: request.environment[setting] });
+    sandbox.binding = { ...sandbox.binding, environment };
+    void this.store.saveBinding(sandbox.binding).catch(() => undefined);
+  }
+
+  private mounts(binding: Binding) {
+    const mounts: Array<{ path: string; access: "rw" | "ro"; kind: "workspace" | "substrate" }> = [
+      { path: WORKSPACE, access: binding.environment.workspace_access, kind: "workspace" },
+    ];
+    if (binding.substrate_volume) mounts.push({ path: SUBSTRATE_MOUNT, access: "ro", kind: "substrate" });
+    return mounts;
+  }
+
+  private completed(toolCallId: string, outcome: ToolOutcome): SandboxExecuteCompleted {
+    return {
+      outcome: "completed",
+      tool_call_id: toolCallId,
+      is_error: outcome.isError,
+      content: [{ type: "text", text: outcome.text }],
+      result: outcome.details,
+      replayed: false,
+    };
+  }
+
+  private ensured(
+    sandbox: Sandbox,
+    provisioning: SandboxProvisioning,
+    transitions: SandboxStatusValue[],
+  ): SandboxEnsureResponse {
+    return {
+      session_id: sandbox.binding.session_id,
+      runner_id: this.runnerId,
+      status: sandbox.status,
+      transitions,
+      provisioning,
+      container_id: sandbox.container?.id ?? sandbox.binding.container_id,
+    };
+  }
+
+  private notify(
+    tenantId: string,
+    sessionId: string,
+    status: SandboxStatusValue,
+    transitions: SandboxStatusValue[],
+    error?: WakeloopError,
+  ): void {
+    transitions.push(status);
+    this.options.onStatus?.({
+      tenant_id: tenantId,
+      session_id: sessionId,
+      runner_id: this.runnerId,
+      status,
+      at: new Date().toISOString(),
+      ...(error ? { error: { code: error.code, message: error.message } } : {}),
+    });
+  }
+}

@@ -1,0 +1,84 @@
+import type { Bus, ServiceHandle } from "@wakeloop/bus";
+import { type SandboxStatusNotice, WakeloopError } from "@wakeloop/contracts";
+import { pinnedSandboxService, sandboxService, sandboxStatusSubject } from "@wakeloop/sandbox-client";
+import type Docker from "dockerode";
+import type { RunnerLog } from "./runner-log";
+import { SandboxManager } from "./sandbox-manager";
+
+export type SandboxServiceOptions = {
+  bus: Pick<Bus, "serve" | "nc" | "subjects">;
+  docker: Docker;
+  runnerId: string;
+  stateDir: string;
+  idleStopMs: number;
+  log: RunnerLog;
+};
+
+export type SandboxRunner = {
+  manager: SandboxManager;
+  stop(): Promise<void>;
+};
+
+/**
+ * The runner on the bus. The `sandbox` queue group takes a new session's `ensure` (any runner may
+ * provision it); `sandbox-<runnerId>` takes every call for sessions this runner holds, which is
+ * where clients send them once `ensure` named the runner. A call on the shared subjects for a
+ * session this runner does not hold fails with `sandbox_not_found`.
+ * Status changes go out as core-NATS notices on `<p>.sandbox.status.<session>`.
+ */
+export async function startSandboxService(options: SandboxServiceOptions): Promise<SandboxRunner> {
+  const { bus, log } = options;
+  const publishStatus = (notice: SandboxStatusNotice) => {
+    try {
+      bus.nc.publish(sandboxStatusSubject(bus.subjects.prefix, notice.session_id), JSON.stringify(notice));
+    } catch (error) {
+      log.warn({ err: error, sessionId: notice.session_id }, "could not publish a sandbox status notice");
+    }
+    log.info({ sessionId: notice.session_id, status: notice.status, error: notice.error }, "sandbox status");
+  };
+  const manager = new SandboxManager({
+    docker: options.docker,
+    runnerId: options.runnerId,
+    stateDir: options.stateDir,
+    idleStopMs: options.idleStopMs,
+    log,
+    onStatus: publishStatus,
+  });
+  await manager.start();
+
+  const held = (sessionId: string) => {
+    if (!manager.holds(sessionId)) {
+      throw new WakeloopError(
+        "sandbox_not_found",
+        `runner ${manager.runnerId} holds no sandbox for session ${sessionId}; call ensure first`,
+      );
+    }
+  };
+  const handlers = {
+    ensure: (request: Parameters<SandboxManager["ensure"]>[0]) => manager.ensure(request),
+    execute: (request: { session_id: string }) => {
+      held(request.session_id);
+      return manager.execute(request);
+    },
+    cancel: async (request: { session_id: string; tool_call_id: string }) => ({
+      cancelled: await manager.cancel(request.session_id, request.tool_call_id),
+    }),
+    release: async (request: { session_id: string }) => ({
+      released: await manager.release(request.session_id),
+    }),
+    describe: async (request: { session_id: string }) => manager.describe(request.session_id),
+  };
+  const handles: ServiceHandle[] = [
+    bus.serve(sandboxService, handlers),
+    bus.serve(pinnedSandboxService(manager.runnerId), handlers),
+  ];
+  log.info({ runnerId: manager.runnerId }, "sandbox service started");
+
+  return {
+    manager,
+    async stop() {
+      await Promise.all(handles.map((handle) => handle.stop()));
+      await manager.stop();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { randomBytes } from "node:crypto";
+import type {
+  EnvironmentConfig,
+  SandboxExecuteCompleted,
+  SandboxExecuteResponse,
+  SandboxToolName,
+} from "@wakeloop/contracts";
+import type { SandboxManager } from "../sandbox-manager";
+import { testEnvironment } from "./docker-fixture";
+
+/** Drives one session's sandbox the way the harness does: ensure, then tool calls with fresh ids. */
+export class SessionDriver {
+  readonly tenantId = "tnt_test";
+  private calls = 0;
+  private readonly callPrefix = randomBytes(4).toString("hex");
+
+  constructor(
+    readonly manager: SandboxManager,
+    readonly sessionId = `sesn_${randomBytes(6).toString("hex")}`,
+    readonly environment: EnvironmentConfig = testEnvironment(),
+  ) {}
+
+  ensure(agentId?: string) {
+    return this.manager.ensure({
+      tenant_id: this.tenantId,
+      session_id: this.sessionId,
+      environment: this.environment,
+      ...(agentId ? { agent_id: agentId } : {}),
+    });
+  }
+
+  nextCallId(): string {
+    this.calls += 1;
+    return `tcall_${this.callPrefix}_${this.calls}`;
+  }
+
+  call(
+    tool: SandboxToolName,
+    input: unknown,
+    options: { approved?: boolean; callId?: string } = {},
+  ): Promise<SandboxExecuteResponse> {
+    return this.manager.execute({
+      tenant_id: this.tenantId,
+      session_id: this.sessionId,
+      tool_call_id: options.callId ?? this.nextCallId(),
+      tool,
+      input,
+      approved: options.approved ?? true,
+    });
+  }
+
+  /** A completed call's text; fails the test on needs_approval. */
+  async run(tool: SandboxToolName, input: unknown, options: { approved?: boolean; callId?: string } = {}) {
+    const response = await this.call(tool, input, options);
+    if (response.outcome !== "completed") throw new Error(`${tool} needs approval: ${response.reason}`);
+    return { ...response, text: textOf(response) };
+  }
+}
+
+export function textOf(response: SandboxExecuteCompleted): string {
+  return response.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+}

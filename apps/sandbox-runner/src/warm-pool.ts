@@ -1,0 +1,127 @@
+import { randomBytes } from "node:crypto";
+import type { EnvironmentConfig } from "@wakeloop/contracts";
+import type Docker from "dockerode";
+import type { AgentProgram } from "./agent-program";
+import { LABEL } from "./labels";
+import { type Provisioned, provisionContainer } from "./provision";
+import type { RunnerLog } from "./runner-log";
+import { removeVolume } from "./sandbox-container";
+
+/** After a failed creation (Docker down, image missing) the pool waits this long before trying again. */
+const FILL_RETRY_MS = 5_000;
+
+type Pool = {
+  environment: EnvironmentConfig;
+  substrateVolume: string | null;
+  ready: Provisioned[];
+  creating: number;
+};
+
+/**
+ * Pre-created, pre-hardened, started containers (agent answering) per pool key, each with a fresh
+ * workspace volume that becomes the claiming session's workspace. A claim is a pop; the pool refills
+ * in the background, one container at a time so a burst of claims does not stampede Docker.
+ */
+export class WarmPool {
+  private readonly pools = new Map<string, Pool>();
+  private stopped = false;
+
+  constructor(
+    private readonly docker: Docker,
+    private readonly runnerId: string,
+    private readonly agent: AgentProgram,
+    private readonly log: RunnerLog,
+  ) {}
+
+  /** Keeps `environment.warm_pool_size` containers ready for this key. */
+  register(key: string, environment: EnvironmentConfig, substrateVolume: string | null): void {
+    const pool = this.pools.get(key);
+    if (pool) pool.environment = environment;
+    else this.pools.set(key, { environment, substrateVolume, ready: [], creating: 0 });
+    this.fill(key);
+  }
+
+  claim(key: string): Provisioned | null {
+    const pool = this.pools.get(key);
+    if (!pool) return null;
+    let claimed: Provisioned | null = null;
+    while (claimed === null && pool.ready.length > 0) {
+      const candidate = pool.ready.shift() as Provisioned;
+      if (candidate.container.connected) claimed = candidate;
+      else void this.discard(candidate);
+    }
+    this.fill(key);
+    return claimed;
+  }
+
+  /** Ready containers per pool key. */
+  sizes(): Record<string, number> {
+    return Object.fromEntries([...this.pools].map(([key, pool]) => [key, pool.ready.length]));
+  }
+
+  /** Resolves once every pool holds its target (for tests and benchmarks). */
+  async waitFull(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const full = () =>
+      [...this.pools.values()].every((pool) => pool.ready.length >= pool.environment.warm_pool_size);
+    while (!full()) {
+      if (Date.now() > deadline) throw new Error(`warm pools did not fill in ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** Removes every pooled container: they hold no session state. */
+  async drain(): Promise<void> {
+    this.stopped = true;
+    const all = [...this.pools.values()].flatMap((pool) => pool.ready.splice(0));
+    await Promise.all(all.map((entry) => this.discard(entry)));
+  }
+
+  private fill(key: string): void {
+    const pool = this.pools.get(key);
+    if (!pool || this.stopped) return;
+    if (pool.ready.length + pool.creating >= pool.environment.warm_pool_size || pool.creating > 0) return;
+    pool.creating += 1;
+    let retryInMs = 0;
+    void this.createOne(key, pool)
+      .then((entry) => {
+        if (this.stopped) void this.discard(entry);
+        else pool.ready.push(entry);
+      })
+      .catch((error) => {
+        retryInMs = FILL_RETRY_MS;
+        this.log.warn({ err: error, pool: key }, "could not add a warm sandbox");
+      })
+      .finally(() => {
+        pool.creating -= 1;
+        if (pool.ready.length < pool.environment.warm_pool_size)
+          setTimeout(() => this.fill(key), retryInMs).unref();
+      });
+  }
+
+  private async createOne(key: string, pool: Pool): Promise<Provisioned> {
+    const entry = await provisionContainer(
+      this.docker,
+      this.agent,
+      {
+        name: `wl-${this.runnerId}-p-${randomBytes(6).toString("hex")}`,
+        labels: { [LABEL.runner]: this.runnerId, [LABEL.pool]: key },
+        environment: pool.environment,
+        substrateVolume: pool.substrateVolume,
+      },
+      this.log,
+    );
+    try {
+      await entry.container.connect();
+    } catch (error) {
+      await this.discard(entry);
+      throw error;
+    }
+    return entry;
+  }
+
+  private async discard(entry: Provisioned): Promise<void> {
+    await entry.container.remove().catch(() => undefined);
+    await removeVolume(this.docker, entry.workspaceVolume).catch(() => undefined);
+  }
+}

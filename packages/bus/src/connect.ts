@@ -1,0 +1,139 @@
+import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
+import { type ControlMessage, WakeloopError } from "@wakeloop/contracts";
+import type { z } from "zod";
+import {
+  type Catalog,
+  type CatalogEntry,
+  type CatalogOptions,
+  createCatalog,
+  type ParsedOf,
+} from "./catalog";
+import { type ConsumeHandler, type ConsumeOptions, consume } from "./consume";
+import {
+  type ControlSubscription,
+  publishControl,
+  type SubscribeControlOptions,
+  subscribeControl,
+} from "./control";
+import { type PublishOptions, publish } from "./publish";
+import {
+  type ActionContracts,
+  type RequestOptions,
+  request,
+  type ServeOptions,
+  type ServiceContract,
+  type ServiceHandle,
+  type ServiceHandlers,
+  serve,
+} from "./service";
+import { DEFAULT_PREFIX, type Subjects, subjects as subjectsFor } from "./subjects";
+
+export interface ConnectBusOptions {
+  servers: string | string[];
+  /** Subject and stream prefix; tests use a unique one each. */
+  prefix?: string;
+  /** Shown by the server's monitoring, e.g. `harness-worker-3`. */
+  name: string;
+  catalog?: CatalogOptions;
+  /** How long the first connection attempt may take before start-up fails. */
+  connectTimeoutMs?: number;
+}
+
+/** A connection plus every bus operation bound to its prefix and catalog. */
+export interface Bus {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  subjects: Subjects;
+  catalog: Catalog;
+  publish<E extends CatalogEntry>(
+    entry: E,
+    subjectArgs: Parameters<E["subject"]>,
+    payload: z.input<E["schema"]>,
+    options: PublishOptions,
+  ): ReturnType<typeof publish>;
+  consume<E extends CatalogEntry>(
+    entry: E,
+    handler: ConsumeHandler<ParsedOf<E>>,
+    options?: ConsumeOptions,
+  ): Promise<void>;
+  serve<A extends ActionContracts>(
+    contract: ServiceContract<A>,
+    handlers: ServiceHandlers<A>,
+    options?: ServeOptions,
+  ): ServiceHandle;
+  request<A extends ActionContracts, K extends keyof A & string>(
+    contract: ServiceContract<A>,
+    action: K,
+    body: z.input<A[K]["request"]>,
+    options?: RequestOptions,
+  ): Promise<z.output<A[K]["response"]>>;
+  publishControl(message: ControlMessage): void;
+  subscribeControl(
+    session: string,
+    handler: (message: ControlMessage, headers: MsgHdrs | undefined) => void | Promise<void>,
+    options?: SubscribeControlOptions,
+  ): ControlSubscription;
+  /** Flushes what is pending and closes; consumers and services should be stopped first. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects once (failing start-up with `bus_unreachable` when no server answers), then reconnects
+ * forever: a NATS outage must degrade the platform, never end the process.
+ */
+export async function connectBus(options: ConnectBusOptions): Promise<Bus> {
+  const subjects = subjectsFor(options.prefix ?? DEFAULT_PREFIX);
+  let nc: NatsConnection;
+  try {
+    nc = await connect({
+      servers: options.servers,
+      name: options.name,
+      timeout: options.connectTimeoutMs ?? 5_000,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 1_000,
+    });
+  } catch (err) {
+    throw new WakeloopError("bus_unreachable", `cannot reach NATS at ${String(options.servers)}`, {
+      cause: err,
+      retryable: true,
+    });
+  }
+  let jsm: JetStreamManager;
+  try {
+    jsm = await jetstreamManager(nc);
+  } catch (err) {
+    await nc.close();
+    throw new WakeloopError(
+      "bus_jetstream_unavailable",
+      "the NATS server does not offer JetStream (start it with -js)",
+      {
+        cause: err,
+      },
+    );
+  }
+  const js = jetstream(nc);
+  const catalog = createCatalog(subjects, options.catalog);
+  return {
+    nc,
+    js,
+    jsm,
+    subjects,
+    catalog,
+    publish: (entry, subjectArgs, payload, publishOptions) =>
+      publish(js, entry, subjectArgs, payload, publishOptions),
+    consume: (entry, handler, consumeOptions) =>
+      consume({ js, deadLetters: catalog.deadLetters }, entry, handler, consumeOptions),
+    serve: (contract, handlers, serveOptions) => serve(nc, subjects, contract, handlers, serveOptions),
+    request: (contract, action, body, requestOptions) =>
+      request(nc, subjects, contract, action, body, requestOptions),
+    publishControl: (message) => publishControl(nc, subjects, message),
+    subscribeControl: (session, handler, subscribeOptions) =>
+      subscribeControl(nc, subjects, session, handler, subscribeOptions),
+    async close() {
+      if (nc.isClosed()) return;
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+}

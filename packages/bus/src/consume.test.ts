@@ -1,0 +1,315 @@
+import { headers as natsHeaders } from "@nats-io/transport-node";
+import { context } from "@opentelemetry/api";
+import { type SessionEvent, type WakeJob, WakeloopError } from "@wakeloop/contracts";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { closeTestBus, openTestBus, until } from "./bus-test-fixture";
+import { withConsumer } from "./catalog";
+import type { Bus } from "./connect";
+import type { ConsumeHandler } from "./consume";
+import { DeadLetter } from "./dead-letter";
+import { ensureConsumer } from "./ensure-streams";
+import { activeTraceId, fakeSpanContext, installTestPropagation } from "./otel-test-setup";
+import { encodeJson } from "./publish";
+
+const ACK_WAIT_MS = 1_000;
+const MAX_DELIVER = 3;
+
+function job(n: number): WakeJob {
+  return {
+    wake_id: `wake_${n}`,
+    tenant_id: "tnt_1",
+    session_id: `sesn_${n}`,
+    attempt: 1,
+    reason: "user_message",
+  };
+}
+
+let bus: Bus;
+let stop: AbortController;
+let running: Promise<void>[];
+
+function startConsuming(handler: ConsumeHandler<WakeJob>, concurrency = 1) {
+  running.push(
+    bus.consume(bus.catalog.wakes, handler, {
+      concurrency,
+      signal: stop.signal,
+      retryDelayMs: () => 100,
+      pullExpiresMs: 2_000,
+    }),
+  );
+}
+
+async function storedCount(stream: string): Promise<number> {
+  return (await bus.jsm.streams.info(stream)).state.messages;
+}
+
+async function deadLetters(): Promise<DeadLetter[]> {
+  const name = bus.catalog.deadLetters.stream.name;
+  const letters: DeadLetter[] = [];
+  const count = await storedCount(name);
+  for (let seq = 1; seq <= count; seq++) {
+    const stored = await bus.jsm.streams.getMessage(name, { seq });
+    if (stored) letters.push(DeadLetter.parse(stored.json()));
+  }
+  return letters;
+}
+
+beforeAll(() => installTestPropagation());
+
+beforeEach(async () => {
+  bus = await openTestBus({ wakeAckWaitMs: ACK_WAIT_MS, wakeMaxDeliver: MAX_DELIVER });
+  stop = new AbortController();
+  running = [];
+});
+
+afterEach(async () => {
+  stop.abort();
+  await Promise.all(running);
+  await closeTestBus(bus);
+});
+
+describe("publish and consume", () => {
+  it("delivers a typed message and acks it once the handler resolves", async () => {
+    const received: WakeJob[] = [];
+    startConsuming(async ({ data }) => {
+      received.push(data);
+    });
+    const ack = await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    expect(ack.stream).toBe(bus.catalog.wakes.stream.name);
+    await until(() => received.length === 1);
+    expect(received).toEqual([job(1)]);
+    // Work-queue retention removes a message once it is acked.
+    await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
+  });
+
+  it("refuses to publish a payload that does not match the schema", async () => {
+    const bad = { ...job(1), attempt: 0 };
+    await expect(
+      bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], bad, { msgId: "x" }),
+    ).rejects.toMatchObject({
+      code: "bus_invalid_payload",
+      retryable: false,
+    });
+    expect(await storedCount(bus.catalog.wakes.stream.name)).toBe(0);
+  });
+
+  it("stores a message once when its msg id is published twice", async () => {
+    const event: SessionEvent = {
+      id: "sevt_1",
+      session_id: "sesn_1",
+      seq: 1,
+      processed_at: null,
+      created_at: new Date().toISOString(),
+      type: "user.interrupt",
+    };
+    const args: [string, string, string] = ["tnt_1", "sesn_1", event.type];
+    const first = await bus.publish(bus.catalog.events, args, event, { msgId: event.id });
+    const second = await bus.publish(bus.catalog.events, args, event, { msgId: event.id });
+    expect(first.duplicate).toBe(false);
+    expect(second).toMatchObject({ duplicate: true, seq: first.seq });
+    expect(await storedCount(bus.catalog.events.stream.name)).toBe(1);
+    const stored = await bus.jsm.streams.getMessage(bus.catalog.events.stream.name, { seq: first.seq });
+    expect(stored?.subject).toBe(`${bus.subjects.prefix}.evt.tnt_1.sesn_1.user.interrupt`);
+  });
+
+  it("reads the events stream through another durable consumer", async () => {
+    const orchestrator = withConsumer(bus.catalog.events, {
+      durable: "orchestrator",
+      filterSubject: `${bus.subjects.prefix}.evt.>`,
+      ackWaitMs: 5_000,
+      maxDeliver: 5,
+      deliverPolicy: "all",
+    });
+    await ensureConsumer(bus.jsm, orchestrator);
+    const seen: string[] = [];
+    running.push(
+      bus.consume(orchestrator, async ({ data }) => void seen.push(data.id), { signal: stop.signal }),
+    );
+    const event: SessionEvent = {
+      id: "sevt_2",
+      session_id: "sesn_1",
+      seq: 1,
+      processed_at: null,
+      created_at: new Date().toISOString(),
+      type: "user.interrupt",
+    };
+    await bus.publish(bus.catalog.events, ["tnt_1", "sesn_1", event.type], event, { msgId: event.id });
+    await until(() => seen.length === 1);
+    expect(seen).toEqual(["sevt_2"]);
+    // Limits retention: the event stays for other readers after this consumer acked it.
+    expect(await storedCount(bus.catalog.events.stream.name)).toBe(1);
+  });
+
+  it("redelivers a message the handler did not finish within the ack wait", async () => {
+    const deliveries: { count: number; at: number }[] = [];
+    let releaseFirst = () => {};
+    const firstHeld = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    startConsuming(async ({ deliveryCount }) => {
+      deliveries.push({ count: deliveryCount, at: Date.now() });
+      if (deliveryCount === 1) await firstHeld;
+      else releaseFirst();
+    }, 2);
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    await until(() => deliveries.length === 2);
+    const [first, second] = deliveries;
+    expect(second?.count).toBe(2);
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(ACK_WAIT_MS - 100);
+    await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
+  });
+
+  it("does not redeliver while the handler reports working()", async () => {
+    const deliveries: number[] = [];
+    startConsuming(async ({ deliveryCount, working }) => {
+      deliveries.push(deliveryCount);
+      for (let elapsed = 0; elapsed < 2.5 * ACK_WAIT_MS; elapsed += 300) {
+        working();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    }, 2);
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
+    await new Promise((resolve) => setTimeout(resolve, ACK_WAIT_MS + 200));
+    expect(deliveries).toEqual([1]);
+  });
+
+  it("retries a retryable failure and dead-letters it after the last delivery", async () => {
+    const deliveries: number[] = [];
+    startConsuming(async ({ deliveryCount }) => {
+      deliveries.push(deliveryCount);
+      throw new WakeloopError("model_overloaded", "try later", { retryable: true });
+    });
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    const [letter] = await until(async () => {
+      const letters = await deadLetters();
+      return letters.length > 0 ? letters : undefined;
+    });
+    expect(deliveries).toEqual([1, 2, 3]);
+    expect(letter).toMatchObject({
+      reason: "retries_exhausted",
+      error: { code: "model_overloaded", retryable: true },
+      delivery_count: MAX_DELIVER,
+      subject: `${bus.subjects.prefix}.wake.tnt_1.sesn_1`,
+    });
+    expect(JSON.parse(letter?.data ?? "")).toEqual(job(1));
+    await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
+  });
+
+  it("acks a message whose retry succeeded", async () => {
+    const deliveries: number[] = [];
+    startConsuming(async ({ deliveryCount }) => {
+      deliveries.push(deliveryCount);
+      if (deliveryCount === 1) throw new Error("connection reset");
+    });
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    await until(
+      async () => deliveries.length === 2 && (await storedCount(bus.catalog.wakes.stream.name)) === 0,
+    );
+    expect(deliveries).toEqual([1, 2]);
+    expect(await deadLetters()).toEqual([]);
+  });
+
+  it("dead-letters at once on a non-retryable WakeloopError", async () => {
+    const deliveries: number[] = [];
+    startConsuming(async ({ deliveryCount }) => {
+      deliveries.push(deliveryCount);
+      throw new WakeloopError("session_not_found", "gone", { details: { session_id: "sesn_1" } });
+    });
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    const [letter] = await until(async () => {
+      const letters = await deadLetters();
+      return letters.length > 0 ? letters : undefined;
+    });
+    expect(letter).toMatchObject({
+      reason: "handler_rejected",
+      error: { code: "session_not_found", retryable: false, details: { session_id: "sesn_1" } },
+      delivery_count: 1,
+    });
+    await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
+    expect(deliveries).toEqual([1]);
+  });
+
+  it("dead-letters an invalid message with its zod issues, original data and headers", async () => {
+    const handled: WakeJob[] = [];
+    startConsuming(async ({ data }) => void handled.push(data));
+    const headers = natsHeaders();
+    headers.set("x-origin", "hand-written");
+    const raw = { wake_id: "wake_1", tenant_id: "tnt_1", session_id: "sesn_1", attempt: "first" };
+    await bus.js.publish(bus.subjects.wake("tnt_1", "sesn_1"), encodeJson(raw), { headers, msgID: "raw_1" });
+    await bus.js.publish(bus.subjects.wake("tnt_1", "sesn_1"), "{not json", { msgID: "raw_2" });
+    const letters = await until(async () => {
+      const all = await deadLetters();
+      return all.length === 2 ? all : undefined;
+    });
+    const [invalid, notJson] = letters;
+    expect(invalid).toMatchObject({
+      reason: "invalid_message",
+      error: { code: "bus_invalid_message", retryable: false },
+    });
+    const { issues } = z
+      .object({ issues: z.array(z.object({ path: z.array(z.string()) })) })
+      .parse(invalid?.error.details);
+    expect(issues.map((issue) => issue.path.join("."))).toEqual(
+      expect.arrayContaining(["attempt", "reason"]),
+    );
+    expect(JSON.parse(invalid?.data ?? "")).toEqual(raw);
+    expect(invalid?.headers["x-origin"]).toEqual(["hand-written"]);
+    expect(invalid?.headers["Nats-Msg-Id"]).toEqual(["raw_1"]);
+    expect(notJson).toMatchObject({ reason: "invalid_message", data: "{not json" });
+    expect(handled).toEqual([]);
+    await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
+  });
+
+  it("runs the handler inside the trace context the message was published from", async () => {
+    const traceIds: (string | undefined)[] = [];
+    startConsuming(async () => void traceIds.push(activeTraceId()));
+    const { ctx, span } = fakeSpanContext();
+    await context.with(ctx, () =>
+      bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" }),
+    );
+    await until(() => traceIds.length === 1);
+    expect(traceIds).toEqual([span.traceId]);
+  });
+
+  it("never runs more handlers at once than its concurrency", async () => {
+    let active = 0;
+    let peak = 0;
+    let done = 0;
+    startConsuming(async () => {
+      active += 1;
+      peak = Math.max(peak, active);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      active -= 1;
+      done += 1;
+    }, 3);
+    await Promise.all(
+      Array.from({ length: 12 }, (_, n) =>
+        bus.publish(bus.catalog.wakes, ["tnt_1", `sesn_${n}`], job(n), { msgId: `wake_${n}` }),
+      ),
+    );
+    await until(() => done === 12);
+    expect(peak).toBe(3);
+  });
+
+  it("finishes in-flight work and stops pulling on abort", async () => {
+    let finished = 0;
+    const started: number[] = [];
+    startConsuming(async ({ data }) => {
+      started.push(Number(data.wake_id.slice(5)));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      finished += 1;
+    });
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    await until(() => started.length === 1);
+    stop.abort();
+    await Promise.all(running);
+    expect(finished).toBe(1);
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_2"], job(2), { msgId: "wake_2" });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(started).toEqual([1]);
+    // The first was acked before the consumer stopped; the second waits for the next worker.
+    expect(await storedCount(bus.catalog.wakes.stream.name)).toBe(1);
+  });
+});

@@ -1,0 +1,235 @@
+import type { JetStreamClient } from "@nats-io/jetstream";
+import { headers as natsHeaders } from "@nats-io/transport-node";
+import { metrics } from "@opentelemetry/api";
+import { WakeloopError } from "@wakeloop/contracts";
+import type { Database } from "@wakeloop/db";
+import { type Kysely, sql } from "kysely";
+import pg from "pg";
+import { type BackoffOptions, backoffDelay, sleep } from "./backoff";
+import { LagHistogram, type LagSnapshot } from "./lag-histogram";
+import { encodeJson } from "./publish";
+import type { Subjects } from "./subjects";
+
+export const OUTBOX_CHANNEL = "wl_outbox";
+// One relay publishes at a time (see relayBatch); the key is arbitrary but fixed for every process.
+const RELAY_LOCK_KEY = 0x776c6f62;
+
+export interface OutboxRelayOptions {
+  db: Kysely<Database>;
+  /** Postgres URL for the relay's own LISTEN connection (a pooled one cannot hold a LISTEN). */
+  listenUrl: string;
+  js: JetStreamClient;
+  subjects: Subjects;
+  batchSize?: number;
+  /** Fallback when a notification is lost or the LISTEN connection is down. */
+  pollIntervalMs?: number;
+  publishTimeoutMs?: number;
+  /** Delay after a failed round (NATS or Postgres down), growing with consecutive failures. */
+  retry?: BackoffOptions;
+  /** Failures the relay recovered from; for logs. */
+  onError?: (err: WakeloopError) => void;
+}
+
+export interface OutboxRelayStats {
+  published: number;
+  /** Rows the stream already held (a repeat after a lost ack, or another relay's work): should stay rare. */
+  duplicates: number;
+  /** Commit of the row → JetStream ack, for rows published since start (or the last `lag.reset()`). */
+  lag: LagSnapshot;
+}
+
+export interface OutboxRelay {
+  start(): Promise<void>;
+  /** Finishes the round in progress, then closes the LISTEN connection. */
+  stop(): Promise<void>;
+  stats(): OutboxRelayStats;
+  readonly lag: LagHistogram;
+}
+
+interface OutboxMessage {
+  id: number;
+  topic: string;
+  msg_id: string;
+  body: unknown;
+  headers: unknown;
+  /** Age when selected, by the database clock, so app/db clock skew does not enter the lag. */
+  age_ms: number;
+}
+
+function storedHeaders(value: unknown) {
+  const h = natsHeaders();
+  if (value && typeof value === "object") {
+    for (const [key, v] of Object.entries(value)) if (typeof v === "string") h.set(key, v);
+  }
+  return h;
+}
+
+const lagInstrument = metrics.getMeter("@wakeloop/bus").createHistogram("wakeloop.outbox.relay.lag", {
+  unit: "ms",
+  description: "outbox row commit to JetStream ack",
+});
+
+/**
+ * Moves committed outbox rows to JetStream (invariant 1: the bus only ever carries what Postgres holds).
+ * A row is deleted only after its publish was acked; a publish whose ack was lost is repeated with the
+ * same `Nats-Msg-Id` and dropped by the stream as a duplicate.
+ */
+export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const batchSize = options.batchSize ?? 256;
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const retry = options.retry ?? { initialMs: 100, maxMs: 5_000 };
+  const lag = new LagHistogram();
+  const stopping = new AbortController();
+  let published = 0;
+  let duplicates = 0;
+  let loop: Promise<void> | undefined;
+  let listener: pg.Client | undefined;
+  let notified = false;
+  let wake: (() => void) | undefined;
+
+  const report = (code: string, message: string, cause: unknown) =>
+    options.onError?.(new WakeloopError(code, message, { cause, retryable: true }));
+
+  const notify = () => {
+    notified = true;
+    wake?.();
+  };
+
+  // Until a notification, the poll interval, or stop(): whichever comes first.
+  const waitForWork = () =>
+    new Promise<void>((resolve) => {
+      if (notified || stopping.signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, pollIntervalMs);
+      wake = done;
+    });
+
+  const listen = async (failures = 0): Promise<void> => {
+    if (stopping.signal.aborted) return;
+    const client = new pg.Client({
+      connectionString: options.listenUrl,
+      connectionTimeoutMillis: 5_000,
+      keepAlive: true,
+    });
+    const reconnect = (err: unknown) => {
+      if (listener !== client) return;
+      listener = undefined;
+      client.end().catch(() => undefined);
+      if (stopping.signal.aborted) return;
+      report("outbox_listen_lost", "LISTEN connection lost; polling until it is back", err);
+      void sleep(backoffDelay(failures, retry), stopping.signal).then(() => listen(failures + 1));
+    };
+    listener = client;
+    client.on("notification", notify);
+    client.on("error", reconnect);
+    client.on("end", () => reconnect(new Error("connection ended")));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      failures = 0;
+      // Rows committed while we were not listening sent their notification to nobody.
+      notify();
+    } catch (err) {
+      reconnect(err);
+    }
+  };
+
+  const publishRow = async (row: OutboxMessage, selectedAt: number) => {
+    const ack = await options.js.publish(options.subjects.absolute(row.topic), encodeJson(row.body), {
+      msgID: row.msg_id,
+      headers: storedHeaders(row.headers),
+      timeout: options.publishTimeoutMs ?? 5_000,
+    });
+    return { lagMs: row.age_ms + (performance.now() - selectedAt), duplicate: ack.duplicate };
+  };
+
+  /**
+   * One round: up to `batchSize` rows in id order, publishes pipelined on one connection (so the stream
+   * stores them in that order), acked rows deleted in the same transaction. The transaction-scoped
+   * advisory lock lets one relay publish at a time: with SKIP LOCKED alone, two relays could take
+   * consecutive batches and store a session's later event before its earlier one.
+   */
+  const relayBatch = async (): Promise<{ count: number; failure?: unknown }> => {
+    const relayed: { lagMs: number; duplicate: boolean }[] = [];
+    const outcome = await options.db.transaction().execute(async (trx) => {
+      const lock = await sql<{
+        locked: boolean;
+      }>`SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) AS locked`.execute(trx);
+      if (!lock.rows[0]?.locked) return { count: 0 };
+      const rows = await trx
+        .selectFrom("outbox")
+        .select(["id", "topic", "msg_id", "body", "headers"])
+        .select(sql<number>`(extract(epoch FROM clock_timestamp() - created_at) * 1000)::float8`.as("age_ms"))
+        .orderBy("id")
+        .limit(batchSize)
+        .execute();
+      if (rows.length === 0) return { count: 0 };
+      const selectedAt = performance.now();
+      const results = await Promise.allSettled(rows.map((row) => publishRow(row, selectedAt)));
+      const done: number[] = [];
+      let failure: unknown;
+      results.forEach((result, index) => {
+        const row = rows[index];
+        if (!row) return;
+        if (result.status === "fulfilled") {
+          done.push(row.id);
+          relayed.push(result.value);
+        } else {
+          failure ??= result.reason;
+        }
+      });
+      if (done.length > 0) await trx.deleteFrom("outbox").where("id", "in", done).execute();
+      return { count: rows.length, failure };
+    });
+    // Only rows whose deletion committed count as relayed.
+    published += relayed.length;
+    for (const { lagMs, duplicate } of relayed) {
+      if (duplicate) duplicates += 1;
+      lag.record(lagMs);
+      lagInstrument.record(lagMs);
+    }
+    return outcome;
+  };
+
+  const run = async () => {
+    let failures = 0;
+    while (!stopping.signal.aborted) {
+      notified = false;
+      let outcome: { count: number; failure?: unknown };
+      try {
+        outcome = await relayBatch();
+      } catch (err) {
+        outcome = { count: 0, failure: err };
+      }
+      if (outcome.failure !== undefined) {
+        report("outbox_relay_failed", "relaying outbox rows failed; they stay queued", outcome.failure);
+        await sleep(backoffDelay(failures++, retry), stopping.signal);
+        continue;
+      }
+      failures = 0;
+      if (outcome.count < batchSize) await waitForWork();
+    }
+  };
+
+  return {
+    lag,
+    async start() {
+      if (loop) return;
+      loop = run();
+      await listen();
+    },
+    async stop() {
+      stopping.abort();
+      wake?.();
+      await loop;
+      const client = listener;
+      listener = undefined;
+      await client?.end().catch(() => undefined);
+    },
+    stats: () => ({ published, duplicates, lag: lag.snapshot() }),
+  };
+}

@@ -1,0 +1,79 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { StreamFrame } from "./reply-plan";
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+export type BodyResult = { ok: true; body: unknown } | { ok: false; status: 400 | 413; message: string };
+
+export async function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of req as AsyncIterable<Buffer>) {
+    size += part.length;
+    if (size > MAX_BODY_BYTES) return { ok: false, status: 413, message: "request body too large" };
+    parts.push(part);
+  }
+  const text = Buffer.concat(parts).toString("utf8");
+  if (text.length === 0) return { ok: true, body: undefined };
+  try {
+    return { ok: true, body: JSON.parse(text) };
+  } catch {
+    return { ok: false, status: 400, message: "request body is not valid JSON" };
+  }
+}
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Resolves false when `signal` aborted the wait (the client went away). */
+export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  if (ms <= 0) return true;
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes frames as an event stream, pausing `gapMs` before each output frame but the first, as a
+ * model pauses between tokens; stops as soon as the client is gone.
+ */
+export async function streamFrames(
+  res: ServerResponse,
+  frames: readonly StreamFrame[],
+  gapMs: number,
+  signal: AbortSignal,
+  headers: Record<string, string>,
+): Promise<void> {
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+    ...headers,
+  });
+  res.flushHeaders();
+  let outputSent = false;
+  for (const frame of frames) {
+    if (frame.output && outputSent && !(await pause(gapMs, signal))) return;
+    if (signal.aborted) return;
+    res.write(frame.text);
+    outputSent ||= frame.output;
+  }
+  res.end();
+}

@@ -1,0 +1,26 @@
+export {
+  type BuiltinScriptName,
+  builtinScripts,
+  type DemoScriptOptions,
+  demoScript,
+  echoScript,
+} from "./builtin-scripts";
+export { estimateTokens } from "./reply-plan";
+export type { FakeRequestView, FakeToolResult, WireProtocol } from "./request-view";
+export {
+  type DefaultTurn,
+  type ErrorTurn,
+  type Script,
+  ScriptFile,
+  type ScriptToolCall,
+  type ScriptUsage,
+  type TextTurn,
+  type ToolCallTurn,
+  type Turn,
+} from "./script";
+export {
+  type FakeModelServer,
+  type FakeModelServerOptions,
+  type RecordedRequest,
+  startFakeModelServer,
+} from "./server";

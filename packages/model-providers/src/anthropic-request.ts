@@ -1,0 +1,82 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import type { ContentBlock } from "@wakeloop/contracts";
+import type { ModelMessage, ModelRequest } from "./model-client";
+
+type UserBlock = Anthropic.TextBlockParam | Anthropic.ImageBlockParam | Anthropic.ToolResultBlockParam;
+type AssistantBlock = Anthropic.TextBlockParam | Anthropic.ToolUseBlockParam;
+
+function contentBlock(block: ContentBlock): Anthropic.TextBlockParam | Anthropic.ImageBlockParam {
+  if (block.type === "text") return { type: "text", text: block.text };
+  return { type: "image", source: block.source };
+}
+
+/** Anthropic rejects empty text blocks, which stored history can contain (e.g. a text-less tool turn). */
+function nonEmpty<T extends { type: string }>(blocks: T[]): T[] {
+  return blocks.filter((block) => !("text" in block) || block.text !== "");
+}
+
+type WireTurn = { role: "user"; content: UserBlock[] } | { role: "assistant"; content: AssistantBlock[] };
+
+function toWire(message: ModelMessage): WireTurn {
+  switch (message.role) {
+    case "user":
+      return { role: "user", content: nonEmpty(message.content.map(contentBlock)) };
+    case "assistant":
+      return {
+        role: "assistant",
+        content: nonEmpty(
+          message.content.map(
+            (part): AssistantBlock =>
+              part.type === "text"
+                ? { type: "text", text: part.text }
+                : { type: "tool_use", id: part.id, name: part.name, input: part.input },
+          ),
+        ),
+      };
+    case "tool":
+      return {
+        role: "user",
+        content: message.results.map((result) => ({
+          type: "tool_result",
+          tool_use_id: result.toolCallId,
+          is_error: result.isError,
+          ...(result.content.length > 0 && { content: nonEmpty(result.content.map(contentBlock)) }),
+        })),
+      };
+  }
+}
+
+/**
+ * Tool results travel in a user message, so results followed by new user input become one user
+ * message with the results first, which is the order the API requires.
+ */
+function mergeTurns(turns: WireTurn[]): WireTurn[] {
+  const merged: WireTurn[] = [];
+  for (const turn of turns) {
+    if (turn.content.length === 0) continue;
+    const previous = merged.at(-1);
+    if (previous?.role === "user" && turn.role === "user") previous.content.push(...turn.content);
+    else if (previous?.role === "assistant" && turn.role === "assistant")
+      previous.content.push(...turn.content);
+    // toWire built every content array fresh, so extending one in place touches no caller data.
+    else merged.push(turn);
+  }
+  return merged;
+}
+
+export function toAnthropicParams(request: ModelRequest): Anthropic.MessageCreateParamsStreaming {
+  return {
+    model: request.model,
+    max_tokens: request.maxOutputTokens,
+    ...(request.system !== "" && { system: request.system }),
+    messages: mergeTurns(request.messages.map(toWire)),
+    ...(request.tools.length > 0 && {
+      tools: request.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        input_schema: { type: "object" as const, ...tool.inputSchema },
+      })),
+    }),
+    stream: true,
+  };
+}

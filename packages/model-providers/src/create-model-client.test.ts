@@ -1,0 +1,59 @@
+import type { ModelConfig } from "@wakeloop/contracts";
+import { type FakeModelServer, startFakeModelServer } from "@wakeloop/fake-model";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createModelClient } from "./create-model-client";
+import type { ModelRequest } from "./model-client";
+
+let fake: FakeModelServer;
+beforeEach(async () => {
+  fake = await startFakeModelServer();
+});
+afterEach(async () => {
+  await fake.close();
+});
+
+const config = (provider: ModelConfig["provider"], baseUrl: string): ModelConfig => ({
+  provider,
+  id: "fake-model",
+  base_url: baseUrl,
+  max_output_tokens: 100,
+  context_window_tokens: 10_000,
+});
+
+const request: ModelRequest = {
+  model: "fake-model",
+  system: "",
+  messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+  tools: [],
+  maxOutputTokens: 100,
+};
+
+describe("createModelClient", () => {
+  it("talks the Messages API for anthropic", async () => {
+    const client = createModelClient(config("anthropic", fake.url), { apiKey: "k" });
+    expect(client.provider).toBe("anthropic");
+    await client.complete(request);
+    expect(fake.requests[0]?.path).toBe("/v1/messages");
+  });
+
+  it("talks Chat Completions with max_completion_tokens for openai", async () => {
+    const client = createModelClient(config("openai", `${fake.url}/v1`), { apiKey: "k" });
+    expect(client.provider).toBe("openai");
+    await client.complete(request);
+    expect(fake.requests[0]?.path).toBe("/v1/chat/completions");
+    expect(fake.requests[0]?.body).toMatchObject({ max_completion_tokens: 100 });
+  });
+
+  it("needs no key for a compatible server and sends max_tokens", async () => {
+    const client = createModelClient(config("openai_compatible", `${fake.url}/v1`));
+    expect((await client.complete(request)).text).toBe("ok");
+    expect(fake.requests[0]?.body).toMatchObject({ max_tokens: 100 });
+    expect(fake.requests[0]?.body).not.toHaveProperty("max_completion_tokens");
+  });
+
+  it("refuses a hosted provider without a key", () => {
+    expect(() => createModelClient(config("anthropic", fake.url))).toThrow(
+      expect.objectContaining({ code: "model_credentials_missing", retryable: false }),
+    );
+  });
+});

@@ -1,0 +1,34 @@
+import { type ModelConfig, WakeloopError } from "@wakeloop/contracts";
+import { createAnthropicClient } from "./anthropic-client";
+import type { ModelClient } from "./model-client";
+import { createOpenAIClient } from "./openai-client";
+
+export interface ModelCredentials {
+  /** Required for `anthropic` and `openai`; local OpenAI-compatible servers usually need none. */
+  apiKey?: string;
+  timeoutMs?: number;
+}
+
+/** The compatible servers we target ignore the key, but the SDK insists on having one. */
+const PLACEHOLDER_KEY = "unused";
+
+/** Chooses the adapter for an agent's model configuration. */
+export function createModelClient(config: ModelConfig, credentials: ModelCredentials = {}): ModelClient {
+  const { apiKey, timeoutMs } = credentials;
+  const shared = {
+    ...(config.base_url !== undefined && { baseURL: config.base_url }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
+  };
+  if (config.provider === "openai_compatible") {
+    return createOpenAIClient({ ...shared, apiKey: apiKey ?? PLACEHOLDER_KEY, maxTokensField: "max_tokens" });
+  }
+  if (apiKey === undefined || apiKey === "") {
+    throw new WakeloopError(
+      "model_credentials_missing",
+      `no API key configured for provider ${config.provider}`,
+    );
+  }
+  return config.provider === "anthropic"
+    ? createAnthropicClient({ ...shared, apiKey })
+    : createOpenAIClient({ ...shared, apiKey });
+}

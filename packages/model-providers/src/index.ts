@@ -1,0 +1,26 @@
+export { type AnthropicClientOptions, createAnthropicClient } from "./anthropic-client";
+export { createModelClient, type ModelCredentials } from "./create-model-client";
+export {
+  type BackoffOptions,
+  ModelError,
+  type ModelErrorCode,
+  type ModelErrorDetails,
+  retryDelayMs,
+} from "./errors";
+export type {
+  ModelAssistantPart,
+  ModelCallOptions,
+  ModelClient,
+  ModelMessage,
+  ModelRequest,
+  ModelResponse,
+  ModelStopReason,
+  ModelStreamEvent,
+  ModelToolCall,
+  ModelToolCallPart,
+  ModelToolResult,
+  ModelToolSpec,
+} from "./model-client";
+export { defineModelClient } from "./model-stream";
+export { createOpenAIClient, type OpenAIClientOptions } from "./openai-client";
+export type { MaxTokensField } from "./openai-request";

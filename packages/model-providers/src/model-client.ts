@@ -1,0 +1,78 @@
+import type { Content, TextBlock, TokenUsage } from "@wakeloop/contracts";
+
+/** A tool as offered to the model; the caller has already normalized `inputSchema` for the provider. */
+export interface ModelToolSpec {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** OpenAI strict mode: the schema was normalized for it, so the model's arguments always match. */
+  strict?: boolean;
+}
+
+export interface ModelToolCallPart {
+  type: "tool_call";
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export type ModelAssistantPart = TextBlock | ModelToolCallPart;
+
+export interface ModelToolResult {
+  toolCallId: string;
+  content: Content;
+  isError: boolean;
+}
+
+/** Provider-neutral history; each adapter translates it into its wire format. */
+export type ModelMessage =
+  | { role: "user"; content: Content }
+  | { role: "assistant"; content: ModelAssistantPart[] }
+  | { role: "tool"; results: ModelToolResult[] };
+
+export interface ModelRequest {
+  model: string;
+  /** "" sends no system prompt. */
+  system: string;
+  messages: ModelMessage[];
+  tools: ModelToolSpec[];
+  maxOutputTokens: number;
+}
+
+export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens";
+
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  /** The parsed arguments; `{}` when `inputError` is set. */
+  input: Record<string, unknown>;
+  /** Set when the model's arguments were not a JSON object; `raw` is the text it sent. */
+  inputError?: { message: string; raw: string };
+}
+
+export type ModelStreamEvent =
+  | { type: "text_delta"; text: string }
+  | ({ type: "tool_call" } & ModelToolCall)
+  | { type: "message_end"; stopReason: ModelStopReason; usage: TokenUsage };
+
+export interface ModelCallOptions {
+  /** Aborting ends the HTTP request and makes the stream throw a `model_aborted` ModelError. */
+  signal?: AbortSignal;
+}
+
+export interface ModelResponse {
+  text: string;
+  toolCalls: ModelToolCall[];
+  stopReason: ModelStopReason;
+  usage: TokenUsage;
+}
+
+/**
+ * The port the harness calls models through. `stream` yields text as it arrives, each tool call once
+ * it is complete, and exactly one `message_end` last; every failure is thrown as a ModelError.
+ */
+export interface ModelClient {
+  readonly provider: "anthropic" | "openai";
+  stream(request: ModelRequest, options?: ModelCallOptions): AsyncIterable<ModelStreamEvent>;
+  complete(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse>;
+}

@@ -1,0 +1,108 @@
+import { type TokenUsage, ZERO_USAGE } from "@wakeloop/contracts";
+import OpenAI from "openai";
+import { ModelError, toModelError } from "./errors";
+import type {
+  ModelCallOptions,
+  ModelClient,
+  ModelRequest,
+  ModelStopReason,
+  ModelStreamEvent,
+} from "./model-client";
+import { defineModelClient, settleStopReason } from "./model-stream";
+import { type MaxTokensField, toOpenAIParams } from "./openai-request";
+import { parseToolCallInput } from "./tool-call-input";
+
+export interface OpenAIClientOptions {
+  apiKey: string;
+  /** Set for OpenAI-compatible servers (vLLM, Ollama, llama.cpp), including the `/v1` path. */
+  baseURL?: string;
+  /** Defaults to `max_completion_tokens`; compatible servers often know only `max_tokens`. */
+  maxTokensField?: MaxTokensField;
+  /** Per request; the SDK's default is ten minutes. */
+  timeoutMs?: number;
+}
+
+type FinishReason = OpenAI.ChatCompletionChunk.Choice["finish_reason"];
+
+function stopReasonOf(reason: NonNullable<FinishReason>): ModelStopReason {
+  switch (reason) {
+    case "tool_calls":
+    case "function_call":
+      return "tool_use";
+    case "length":
+      return "max_tokens";
+    default:
+      return "end_turn";
+  }
+}
+
+/** OpenAI counts cached prompt tokens inside `prompt_tokens`; ours keeps them apart, as Anthropic does. */
+function usageOf(usage: OpenAI.CompletionUsage): TokenUsage {
+  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    input_tokens: usage.prompt_tokens - cached,
+    output_tokens: usage.completion_tokens,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: cached,
+  };
+}
+
+async function* streamCompletion(
+  client: OpenAI,
+  request: ModelRequest,
+  maxTokensField: MaxTokensField,
+  { signal }: ModelCallOptions,
+): AsyncGenerator<ModelStreamEvent> {
+  // A server that ignores include_usage reports nothing; zero is then the honest answer.
+  let usage: TokenUsage = ZERO_USAGE;
+  let finishReason: FinishReason = null;
+  const calls = new Map<number, { id: string; name: string; args: string }>();
+  try {
+    const chunks = await client.chat.completions.create(toOpenAIParams(request, maxTokensField), { signal });
+    for await (const chunk of chunks) {
+      if (chunk.usage) usage = usageOf(chunk.usage);
+      const choice = chunk.choices.find((candidate) => candidate.index === 0);
+      if (!choice) continue;
+      if (choice.delta.content) yield { type: "text_delta", text: choice.delta.content };
+      for (const delta of choice.delta.tool_calls ?? []) {
+        const call = calls.get(delta.index) ?? { id: "", name: "", args: "" };
+        call.id ||= delta.id ?? "";
+        call.name ||= delta.function?.name ?? "";
+        call.args += delta.function?.arguments ?? "";
+        calls.set(delta.index, call);
+      }
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+    }
+  } catch (error) {
+    throw toModelError(error, signal);
+  }
+  // The SDK ends the iteration quietly when the request is aborted; the caller must still learn of it.
+  if (signal?.aborted) throw toModelError(signal.reason, signal);
+  if (finishReason === null) {
+    throw new ModelError("model_request_failed", "the model stream ended before a finish_reason");
+  }
+  // Arguments arrive in pieces across chunks, so a call is complete only once the choice finishes.
+  const ordered = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+  for (const call of ordered) {
+    yield { type: "tool_call", id: call.id, name: call.name, ...parseToolCallInput(call.args) };
+  }
+  yield {
+    type: "message_end",
+    stopReason: settleStopReason(stopReasonOf(finishReason), ordered.length),
+    usage,
+  };
+}
+
+/** Chat Completions, streaming, for OpenAI and compatible servers. SDK retries are off: the harness owns them. */
+export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
+    ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+    maxRetries: 0,
+  });
+  const maxTokensField = options.maxTokensField ?? "max_completion_tokens";
+  return defineModelClient("openai", (request, callOptions) =>
+    streamCompletion(client, request, maxTokensField, callOptions),
+  );
+}

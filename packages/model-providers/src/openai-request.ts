@@ -1,0 +1,101 @@
+import type { ContentBlock } from "@wakeloop/contracts";
+import type OpenAI from "openai";
+import type { ModelMessage, ModelRequest } from "./model-client";
+
+type Message = OpenAI.ChatCompletionMessageParam;
+
+/** Which field carries the output limit: OpenAI's current one, or the one compatible servers know. */
+export type MaxTokensField = "max_completion_tokens" | "max_tokens";
+
+function imagePart(block: Extract<ContentBlock, { type: "image" }>): OpenAI.ChatCompletionContentPartImage {
+  const { source } = block;
+  const url = source.type === "url" ? source.url : `data:${source.media_type};base64,${source.data}`;
+  return { type: "image_url", image_url: { url } };
+}
+
+function textOf(content: ContentBlock[]): string {
+  return content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
+}
+
+/** Plain string when there is no image: every compatible server accepts that form. */
+function userContent(content: ContentBlock[]): OpenAI.ChatCompletionUserMessageParam["content"] {
+  if (content.every((block) => block.type === "text")) return textOf(content);
+  return content.map((block) =>
+    block.type === "text" ? { type: "text", text: block.text } : imagePart(block),
+  );
+}
+
+function toWire(message: ModelMessage): Message[] {
+  switch (message.role) {
+    case "user":
+      return [{ role: "user", content: userContent(message.content) }];
+    case "assistant": {
+      const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+      const toolCalls = message.content.flatMap((part) =>
+        part.type === "tool_call"
+          ? [
+              {
+                id: part.id,
+                type: "function" as const,
+                function: { name: part.name, arguments: JSON.stringify(part.input) },
+              },
+            ]
+          : [],
+      );
+      return [
+        {
+          role: "assistant",
+          content: text === "" ? null : text,
+          ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+        },
+      ];
+    }
+    case "tool": {
+      // Chat Completions has no is_error flag and tool messages carry text only: errors are said in
+      // words, and images follow in a user message, the one place the protocol accepts them.
+      const results: Message[] = message.results.map((result) => ({
+        role: "tool",
+        tool_call_id: result.toolCallId,
+        content: result.isError ? `Error: ${textOf(result.content)}` : textOf(result.content),
+      }));
+      const images = message.results.flatMap((result) =>
+        result.content.flatMap((block) =>
+          block.type === "image"
+            ? [
+                { type: "text" as const, text: `Image from tool call ${result.toolCallId}:` },
+                imagePart(block),
+              ]
+            : [],
+        ),
+      );
+      return images.length > 0 ? [...results, { role: "user", content: images }] : results;
+    }
+  }
+}
+
+export function toOpenAIParams(
+  request: ModelRequest,
+  maxTokensField: MaxTokensField,
+): OpenAI.ChatCompletionCreateParamsStreaming {
+  return {
+    model: request.model,
+    [maxTokensField]: request.maxOutputTokens,
+    messages: [
+      ...(request.system !== "" ? [{ role: "system" as const, content: request.system }] : []),
+      ...request.messages.flatMap(toWire),
+    ],
+    ...(request.tools.length > 0 && {
+      tools: request.tools.map((tool) => ({
+        type: "function" as const,
+        function: {
+          name: tool.name,
+          description: tool.description,
+          parameters: tool.inputSchema,
+          ...(tool.strict && { strict: true }),
+        },
+      })),
+    }),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+}

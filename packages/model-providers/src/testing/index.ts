@@ -1,0 +1,1 @@
+export { type ScriptedModel, type ScriptedTurn, scriptedModel } from "./scripted-model";

@@ -1,0 +1,41 @@
+import { defineService } from "@wakeloop/bus";
+import {
+  SandboxCancelRequest,
+  SandboxCancelResponse,
+  SandboxDescribeRequest,
+  SandboxDescribeResponse,
+  SandboxEnsureRequest,
+  SandboxEnsureResponse,
+  SandboxExecuteRequest,
+  SandboxExecuteResponse,
+  SandboxReleaseRequest,
+  SandboxReleaseResponse,
+} from "@wakeloop/contracts";
+
+const actions = {
+  ensure: { request: SandboxEnsureRequest, response: SandboxEnsureResponse },
+  execute: { request: SandboxExecuteRequest, response: SandboxExecuteResponse },
+  cancel: { request: SandboxCancelRequest, response: SandboxCancelResponse },
+  release: { request: SandboxReleaseRequest, response: SandboxReleaseResponse },
+  describe: { request: SandboxDescribeRequest, response: SandboxDescribeResponse },
+};
+
+/**
+ * The `sandbox` service every runner serves in one queue group (`<p>.svc.sandbox.<action>`): a new
+ * session's `ensure` goes to whichever runner takes it.
+ */
+export const sandboxService = defineService("sandbox", actions);
+
+/**
+ * The same actions on one runner only (`<p>.svc.sandbox-<runnerId>.<action>`): a session's sandbox
+ * lives in that runner's container, so once `ensure` named the runner every call goes there. (Bus
+ * subjects take one token per service name, hence `sandbox-<id>` rather than `sandbox.runner.<id>`.)
+ */
+export function pinnedSandboxService(runnerId: string) {
+  return defineService(`sandbox-${runnerId}`, actions);
+}
+
+/** Core-NATS subject of sandbox status notices (`SandboxStatusNotice`). */
+export function sandboxStatusSubject(prefix: string, sessionId: string): string {
+  return `${prefix}.sandbox.status.${sessionId}`;
+}

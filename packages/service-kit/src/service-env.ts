@@ -1,0 +1,54 @@
+import { z } from "zod";
+
+/** A TCP port; 0 lets the OS pick a free one (tests), and the service logs the one it got. */
+export function portNumber() {
+  return z.coerce.number().int().min(0).max(65_535);
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/**
+ * The settings every service shares. Defaults work on a developer machine where
+ * `infra/ensure-services.sh` has started Postgres and NATS; production sets them all explicitly.
+ */
+export const ServiceEnv = z.object({
+  DATABASE_URL: z
+    .url()
+    .default("postgres://postgres@127.0.0.1:5432/wakeloop")
+    .describe("Postgres is the source of truth: sessions, events, wakes and spans live there"),
+  NATS_URL: z
+    .string()
+    .default("nats://127.0.0.1:4222")
+    .transform((value) => value.split(",").map((server) => server.trim()))
+    .pipe(z.array(z.url()).min(1))
+    .describe(
+      "NATS JetStream carries committed events, wake jobs and service calls; comma-separate a cluster",
+    ),
+  WL_SUBJECT_PREFIX: z
+    .string()
+    .min(1)
+    .default("wl")
+    .describe("Starts every subject and stream name, so deployments and test runs can share one NATS"),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url()
+    .optional()
+    .describe("OTLP/HTTP endpoint (e.g. Jaeger on :4318) that also receives spans; Postgres always does"),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info").describe("Least severe pino level written to stdout"),
+  SHUTDOWN_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(8_000)
+    .describe("How long in-flight work may take to stop on SIGTERM; keep it under the kill grace period"),
+});
+
+/** The shared settings plus the health port, whose default differs per service so all run on one host. */
+export function serviceEnv(defaults: { healthPort: number }) {
+  return ServiceEnv.extend({
+    HEALTH_PORT: portNumber()
+      .default(defaults.healthPort)
+      .describe("Serves /healthz and /readyz apart from any API port, so probes never queue behind traffic"),
+  });
+}
+
+export type ServiceConfig = z.output<ReturnType<typeof serviceEnv>>;

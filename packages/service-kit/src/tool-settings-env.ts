@@ -1,0 +1,28 @@
+import { ToolPolicy } from "@wakeloop/contracts";
+import { z } from "zod";
+
+/**
+ * The platform's tool settings. The harness workers apply them and the gateway's `/tools` explains
+ * them, so both read them from the same variables: deploy both with the same values.
+ */
+export const ToolSettingsEnv = z.object({
+  GLOBAL_TOOL_POLICY: z
+    .string()
+    .default("{}")
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(ToolPolicy)
+    .describe("The platform's tool policy (JSON: profile, allow, also_allow, deny, by_provider)"),
+  MAX_SUBSESSION_DEPTH: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(2)
+    .describe("Sessions this deep may not spawn sub-sessions"),
+});

@@ -1,0 +1,199 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { setTimeout } from "node:timers/promises";
+import { SpanStatusCode } from "@opentelemetry/api";
+import { createTestDatabase, type TestDatabase } from "@wakeloop/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_WAKELOOP_SESSION_ID,
+  ATTR_WAKELOOP_TENANT_ID,
+  ATTR_WAKELOOP_WAKE_ID,
+} from "./attributes";
+import { createLogger, withWakeIds } from "./logger";
+import { readTrace } from "./read-trace";
+import { startTelemetry, type Telemetry } from "./start-telemetry";
+
+let testDb: TestDatabase;
+let telemetry: Telemetry;
+/** Stands in for an OTLP/HTTP collector (Jaeger, an OTel collector): records what it is sent. */
+let collector: Server;
+const collected: { path: string; body: string }[] = [];
+
+beforeAll(async () => {
+  collector = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    request.on("end", () => {
+      collected.push({ path: request.url ?? "", body });
+      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
+  const { port } = collector.address() as AddressInfo;
+  testDb = await createTestDatabase();
+  telemetry = startTelemetry({
+    serviceName: "telemetry-test",
+    db: testDb.db,
+    otlpEndpoint: `http://127.0.0.1:${port}/`,
+  });
+});
+
+afterAll(async () => {
+  await telemetry?.shutdown();
+  await testDb?.drop();
+  collector?.close();
+});
+
+/** A tiny traced "wake": a root span with a chat child and a failing tool child. */
+async function tracedWake(ids: { tenant: string; session: string; wake: string }) {
+  const { tracer } = telemetry;
+  return tracer.startActiveSpan(
+    "invoke_agent helper",
+    {
+      attributes: {
+        [ATTR_WAKELOOP_TENANT_ID]: ids.tenant,
+        [ATTR_GEN_AI_CONVERSATION_ID]: ids.session,
+        [ATTR_WAKELOOP_WAKE_ID]: ids.wake,
+        [ATTR_GEN_AI_OPERATION_NAME]: "invoke_agent",
+      },
+    },
+    async (root) => {
+      await tracer.startActiveSpan("chat fake-model", async (chat) => {
+        chat.addEvent("first_token", { position: 0 });
+        chat.end();
+      });
+      // Span start times have millisecond resolution; a real model call takes far longer than this.
+      await setTimeout(2);
+      await tracer.startActiveSpan(
+        "execute_tool bash",
+        { attributes: { [ATTR_WAKELOOP_SESSION_ID]: ids.session, [ATTR_GEN_AI_TOOL_NAME]: "bash" } },
+        async (tool) => {
+          tool.setStatus({ code: SpanStatusCode.ERROR, message: "exit code 2" });
+          tool.end();
+        },
+      );
+      root.end();
+      return root.spanContext().traceId;
+    },
+  );
+}
+
+describe("spans persisted to Postgres", () => {
+  it("stores every span with its parent link, ids, kind and status", async () => {
+    const traceId = await tracedWake({ tenant: "ten_a", session: "ses_1", wake: "wak_1" });
+    await telemetry.flush();
+
+    const rows = await testDb.db.selectFrom("spans").selectAll().where("trace_id", "=", traceId).execute();
+    const byName = new Map(rows.map((row) => [row.name, row]));
+    expect([...byName.keys()].sort()).toEqual([
+      "chat fake-model",
+      "execute_tool bash",
+      "invoke_agent helper",
+    ]);
+    const root = byName.get("invoke_agent helper");
+    const chat = byName.get("chat fake-model");
+    const tool = byName.get("execute_tool bash");
+    expect(root).toMatchObject({
+      parent_span_id: null,
+      tenant_id: "ten_a",
+      session_id: "ses_1",
+      wake_id: "wak_1",
+      kind: "internal",
+      service_name: "telemetry-test",
+      status_code: "unset",
+    });
+    expect(root?.attributes).toMatchObject({ [ATTR_GEN_AI_OPERATION_NAME]: "invoke_agent" });
+    expect(chat?.parent_span_id).toBe(root?.span_id);
+    expect(chat?.events).toEqual([
+      { name: "first_token", time: expect.any(String), attributes: { position: 0 } },
+    ]);
+    // The session id also comes from `wakeloop.session.id` when no GenAI conversation id is set.
+    expect(tool).toMatchObject({
+      parent_span_id: root?.span_id,
+      session_id: "ses_1",
+      tenant_id: null,
+      status_code: "error",
+      status_message: "exit code 2",
+    });
+    // The root lasted at least the 2 ms pause between its children.
+    expect((root?.end_time.getTime() ?? 0) - (root?.start_time.getTime() ?? 0)).toBeGreaterThanOrEqual(2);
+  });
+
+  it("reads a wake's trace back as a tree, only for its tenant", async () => {
+    const traceId = await tracedWake({ tenant: "ten_b", session: "ses_2", wake: "wak_2" });
+    await tracedWake({ tenant: "ten_b", session: "ses_3", wake: "wak_3" });
+    await telemetry.flush();
+
+    const byWake = await readTrace(testDb.db, { tenantId: "ten_b", wakeId: "wak_2" });
+    expect(byWake).toHaveLength(1);
+    const [root] = byWake;
+    expect(root).toMatchObject({ traceId, name: "invoke_agent helper", wakeId: "wak_2", parentSpanId: null });
+    expect(root?.children.map((child) => child.name)).toEqual(["chat fake-model", "execute_tool bash"]);
+    expect(root?.children[1]?.status).toEqual({ code: "error", message: "exit code 2" });
+    expect(root?.durationMs).toBeGreaterThanOrEqual(0);
+
+    expect(await readTrace(testDb.db, { tenantId: "ten_b", traceId })).toEqual(byWake);
+    expect(await readTrace(testDb.db, { tenantId: "ten_a", traceId })).toEqual([]);
+    expect(await readTrace(testDb.db, { tenantId: "ten_b", wakeId: "wak_missing" })).toEqual([]);
+  });
+});
+
+describe("OTLP export", () => {
+  it("also sends spans to the OTLP endpoint's /v1/traces", async () => {
+    const traceId = await tracedWake({ tenant: "ten_c", session: "ses_4", wake: "wak_4" });
+    await telemetry.flush();
+
+    const sent = collected.filter((request) => request.body.includes(traceId));
+    expect(sent.map((request) => request.path)).toEqual(["/v1/traces"]);
+    expect(sent[0]?.body).toContain("execute_tool bash");
+  });
+});
+
+describe("logger", () => {
+  function capture() {
+    const records: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        records.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    return { records, log: createLogger({ service: "telemetry-test", level: "debug", destination }) };
+  }
+
+  it("stamps records with the active span's trace and span ids and the wake's ids", async () => {
+    const { records, log } = capture();
+    const wakeLog = withWakeIds(log, { sessionId: "ses_9", wakeId: "wak_9" });
+
+    wakeLog.info("outside any span");
+    const ids = telemetry.tracer.startActiveSpan("outer", (span) => {
+      wakeLog.info("inside a span");
+      span.end();
+      return span.spanContext();
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(records).toHaveLength(2);
+    const [outside, inside] = records;
+    expect(outside).toMatchObject({
+      service: "telemetry-test",
+      level: "info",
+      session_id: "ses_9",
+      wake_id: "wak_9",
+    });
+    expect(outside).not.toHaveProperty("trace_id");
+    expect(inside).toMatchObject({
+      msg: "inside a span",
+      trace_id: ids.traceId,
+      span_id: ids.spanId,
+      session_id: "ses_9",
+      wake_id: "wak_9",
+    });
+  });
+});

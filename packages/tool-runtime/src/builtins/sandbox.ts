@@ -1,0 +1,304 @@
+import {
+  ApplyPatchInput,
+  BashInput,
+  EditInput,
+  GlobInput,
+  GrepInput,
+  LsInput,
+  ProcessInput,
+  ReadInput,
+  SandboxDescribeInput,
+  SandboxExecuteInput,
+  type SandboxToolName,
+  ShellExecInput,
+  ShellHistoryInput,
+  ShellIdInput,
+  ShellReadCommandInput,
+  ShellReadLastOutputInput,
+  ShellRunInput,
+  ShellSetCwdInput,
+  ShellSetEnvInput,
+  ShellUnsetEnvInput,
+  ShellWaitInput,
+  sandboxToolInputs,
+  type ToolDefinition,
+  type ToolEffect,
+} from "@wakeloop/contracts";
+import { z } from "zod";
+
+export {
+  ApplyPatchInput,
+  BashInput,
+  EditInput,
+  GlobInput,
+  GrepInput,
+  LsInput,
+  ProcessInput,
+  ReadInput,
+  SandboxDescribeInput,
+  SandboxExecuteInput,
+  ShellExecInput,
+  ShellHistoryInput,
+  ShellIdInput,
+  ShellReadCommandInput,
+  ShellReadLastOutputInput,
+  ShellRunInput,
+  ShellSetCwdInput,
+  ShellSetEnvInput,
+  ShellUnsetEnvInput,
+  ShellWaitInput,
+  sandboxToolInputs,
+};
+
+type Traits = {
+  description: string;
+  group: "fs" | "runtime";
+  effects: ToolEffect[];
+  /** Runs with no confirmation unless the agent or environment policy says otherwise. */
+  ask?: boolean;
+  idempotent: boolean;
+  destructive?: boolean;
+  /** Long calls are cancelled on interrupt; short atomic writes are waited for. */
+  interrupt: "cancel" | "block";
+  /** Mutating calls on the same key run one after another in the model's order. */
+  resourceKey?: string;
+};
+
+const traits: Record<SandboxToolName, Traits> = {
+  read: {
+    description:
+      "Read a text file from the sandbox workspace. Returns numbered lines; page with offset/limit (lines). " +
+      "The result says totalLineCount and selectedLineCount and how to continue when truncated.",
+    group: "fs",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+  },
+  write: {
+    description: "Create or overwrite a file under /workspace with the given content (parents are created).",
+    group: "fs",
+    effects: ["write"],
+    idempotent: true,
+    destructive: true,
+    interrupt: "block",
+    resourceKey: "fs:{path}",
+  },
+  edit: {
+    description:
+      "Replace an exact string in a file. old_string must match exactly once unless replace_all is true.",
+    group: "fs",
+    effects: ["write"],
+    idempotent: false,
+    interrupt: "block",
+    resourceKey: "fs:{path}",
+  },
+  apply_patch: {
+    description:
+      "Apply a unified diff to files under /workspace. All hunks must apply or nothing is written.",
+    group: "fs",
+    effects: ["write"],
+    idempotent: false,
+    destructive: true,
+    interrupt: "block",
+    resourceKey: "fs",
+  },
+  glob: {
+    description: "Find files or directories matching a glob (e.g. src/**/*.ts) under a workspace path.",
+    group: "fs",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+  },
+  grep: {
+    description: "Search file contents with ripgrep under a workspace path; returns path:line:text matches.",
+    group: "fs",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+  },
+  ls: {
+    description: "List a workspace directory with entry types and sizes.",
+    group: "fs",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+  },
+  bash: {
+    description:
+      "Run one read-only inspection command WITHOUT a shell (no pipes, redirects or $()): ls, cat, head, " +
+      "tail, wc, rg, grep, find, stat, pwd, echo, du, sort, uniq, diff, cut, basename, dirname, realpath. " +
+      "Use shell_run to change things.",
+    group: "runtime",
+    effects: ["read", "execute"],
+    idempotent: true,
+    interrupt: "cancel",
+  },
+  shell_run: {
+    description:
+      "Run a shell command (bash -c) once in the sandbox, in the session's cwd and env. Output over 100000 " +
+      "characters is truncated (page with shell_read_last_output). background/yield_ms return a process id " +
+      "for the process tool.",
+    group: "runtime",
+    effects: ["write", "execute"],
+    ask: true,
+    idempotent: false,
+    destructive: true,
+    interrupt: "cancel",
+    resourceKey: "shell",
+  },
+  shell_exec: {
+    description:
+      "Run a command in the persistent shell (cd and export persist across calls). If it runs past " +
+      "timeout_ms it keeps running: use shell_wait.",
+    group: "runtime",
+    effects: ["write", "execute"],
+    ask: true,
+    idempotent: false,
+    destructive: true,
+    interrupt: "cancel",
+    resourceKey: "shell:{shell_id}",
+  },
+  shell_open: {
+    description: "Open (or reuse) a persistent shell before multi-step shell work.",
+    group: "runtime",
+    effects: ["execute"],
+    idempotent: true,
+    interrupt: "block",
+    resourceKey: "shell:{shell_id}",
+  },
+  shell_wait: {
+    description: "Wait for the persistent shell's running command; returns running or the finished result.",
+    group: "runtime",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+    resourceKey: "shell:{shell_id}",
+  },
+  shell_close: {
+    description: "Close a persistent shell (its running command is killed).",
+    group: "runtime",
+    effects: ["execute"],
+    idempotent: true,
+    interrupt: "block",
+    resourceKey: "shell:{shell_id}",
+  },
+  shell_restart: {
+    description:
+      "Restart a persistent shell that is closed or stuck; the cwd and exported variables are kept.",
+    group: "runtime",
+    effects: ["execute"],
+    idempotent: true,
+    interrupt: "block",
+    resourceKey: "shell:{shell_id}",
+  },
+  shell_describe: {
+    description:
+      "Describe a persistent shell: open/busy, current command, cwd, env overrides, recent commands.",
+    group: "runtime",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+  },
+  shell_history: {
+    description: "Recent commands of a shell with exit codes, durations and short output previews.",
+    group: "runtime",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+  },
+  shell_read_last_output: {
+    description:
+      "Reread the latest command's output (or the live output of a running one) from a character offset.",
+    group: "runtime",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+  },
+  shell_read_command: {
+    description:
+      "Reread one earlier command by its command_id (from shell_history), from a character offset.",
+    group: "runtime",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+  },
+  shell_set_cwd: {
+    description: "Set the working directory used by later bash, shell_run and shell_exec calls.",
+    group: "runtime",
+    effects: ["state"],
+    idempotent: true,
+    interrupt: "block",
+    resourceKey: "shell:{shell_id}",
+  },
+  shell_set_env: {
+    description: "Set an environment variable for later bash, shell_run and shell_exec calls.",
+    group: "runtime",
+    effects: ["state"],
+    idempotent: true,
+    interrupt: "block",
+    resourceKey: "shell:{shell_id}",
+  },
+  shell_unset_env: {
+    description: "Remove an environment variable from later shell calls.",
+    group: "runtime",
+    effects: ["state"],
+    idempotent: true,
+    interrupt: "block",
+    resourceKey: "shell:{shell_id}",
+  },
+  process: {
+    description:
+      "Manage background processes started by shell_run: list, poll output (from an offset), write to " +
+      "stdin, or send a signal (the whole process group).",
+    group: "runtime",
+    effects: ["read", "write", "execute"],
+    idempotent: false,
+    interrupt: "cancel",
+  },
+  sandbox_describe: {
+    description:
+      "Describe the sandbox: mounted roots and their access, limits, network, command policy and the " +
+      "sandbox_execute actions with their arguments. Read it before sandbox_execute.",
+    group: "runtime",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+  },
+  sandbox_execute: {
+    description:
+      "Run one low-level sandbox action (list_dir, read_text, write_text, append_text, replace_text, mkdir, " +
+      "stat, find_entries, grep_text, run_command, run_shell, *_persistent_shell) with its args.",
+    group: "runtime",
+    effects: ["read", "write", "execute"],
+    ask: true,
+    idempotent: false,
+    destructive: true,
+    interrupt: "cancel",
+    resourceKey: "shell",
+  },
+};
+
+function definition(name: SandboxToolName): ToolDefinition {
+  const t = traits[name];
+  const readOnly = !t.effects.some((effect) => effect === "write" || effect === "state");
+  return {
+    name,
+    description: t.description,
+    inputSchema: z.toJSONSchema(sandboxToolInputs[name], { io: "input" }) as Record<string, unknown>,
+    ownership: "managed",
+    permissionPolicy: t.ask ? "always_ask" : "always_allow",
+    effects: t.effects,
+    readOnly,
+    destructive: t.destructive ?? false,
+    idempotent: t.idempotent,
+    interruptBehavior: t.interrupt,
+    group: t.group,
+    parallelism: { parallelSafe: readOnly, ...(t.resourceKey ? { resourceKey: t.resourceKey } : {}) },
+    availability: ["sandbox.ready"],
+    ownerOnly: false,
+    executor: "sandbox",
+  };
+}
+
+/** The tools executed by the session's sandbox (executor "sandbox"), in a stable order. */
+export const sandboxTools: ToolDefinition[] = (Object.keys(traits) as SandboxToolName[]).map(definition);

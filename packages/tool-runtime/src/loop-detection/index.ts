@@ -1,0 +1,11 @@
+export {
+  DEFAULT_POLL_CALLS,
+  type LoopCall,
+  type LoopCallRecord,
+  loopCall,
+  loopCallRecord,
+  type PollCallRule,
+} from "./call-record";
+export type { LoopDetector } from "./detectors";
+export { checkLoop, type LoopVerdict } from "./verdict";
+export { isVolatileKey, stripVolatile, VOLATILE_KEYS } from "./volatile";

@@ -1,0 +1,85 @@
+import type { PendingAction } from "@wakeloop/contracts";
+import { describe, expect, it } from "vitest";
+import { computeEffectiveTools } from "./effective-tools";
+import { checkPermission, describePermissions } from "./permission-tools";
+import { noSandbox, policyContext, sandboxReady } from "./test-context";
+
+const pendingActions: PendingAction[] = [
+  { event_id: "sevt_1", kind: "tool_confirmation", name: "shell_run", input: { command: "make" } },
+  { event_id: "sevt_2", kind: "custom_tool_result", name: "ask_user", input: { question: "Which?" } },
+];
+
+describe("describePermissions", () => {
+  it("lists pending confirmations, client waits, always_ask tools and unavailable tools", () => {
+    const effective = computeEffectiveTools(policyContext({ agentPolicy: { deny: ["bash"] } }), noSandbox);
+    const description = describePermissions({ effective, pendingActions });
+    expect(description.pending_confirmations).toEqual([
+      { tool_use_id: "sevt_1", tool: "shell_run", input: { command: "make" } },
+    ]);
+    expect(description.pending_client_results).toEqual([{ tool_use_id: "sevt_2", tool: "ask_user" }]);
+    // No sandbox: the always_ask shell tools are not offered at all, so none is listed.
+    expect(description.always_ask_tools).toEqual([]);
+    expect(description.unavailable_tools).toContainEqual({
+      tool: "bash",
+      step: "agent",
+      reason: 'denied by agent.deny rule "bash"',
+    });
+    expect(description.unavailable_tools).toContainEqual({
+      tool: "read",
+      step: "runtime_gating",
+      reason: "needs sandbox.ready; the session has no sandbox yet",
+    });
+  });
+
+  it("lists always_ask tools with where their policy came from", () => {
+    const effective = computeEffectiveTools(
+      policyContext({
+        agentTools: [{ type: "builtin", configs: [{ name: "write", permission_policy: "always_ask" }] }],
+      }),
+      sandboxReady,
+    );
+    const asks = describePermissions({ effective, pendingActions: [] }).always_ask_tools;
+    expect(asks).toContainEqual({ tool: "write", source: "agent_config" });
+    expect(asks).toContainEqual({ tool: "shell_run", source: "tool_default" });
+  });
+});
+
+describe("checkPermission", () => {
+  const effective = computeEffectiveTools(policyContext({ agentPolicy: { deny: ["bash"] } }), sandboxReady);
+  const state = { effective, pendingActions };
+
+  it("says a tool asks, with the pending confirmations of that tool", () => {
+    expect(checkPermission("shell_run", state)).toEqual({
+      tool: "shell_run",
+      available: true,
+      evaluated_permission: "ask",
+      requires_confirmation: true,
+      reason: "shell_run waits for the user's confirmation before each call (always_ask, the tool's default)",
+      excluded_by: null,
+      pending_confirmation_ids: ["sevt_1"],
+    });
+  });
+
+  it("says a tool runs freely", () => {
+    expect(checkPermission("read", state)).toMatchObject({
+      available: true,
+      evaluated_permission: "allow",
+      requires_confirmation: false,
+      reason: "read runs without confirmation (always_allow, the tool's default)",
+    });
+  });
+
+  it("says why an excluded tool is missing, and when a tool does not exist", () => {
+    expect(checkPermission("bash", state)).toMatchObject({
+      available: false,
+      evaluated_permission: "deny",
+      reason: 'bash is not available: denied by agent.deny rule "bash"',
+      excluded_by: { step: "agent", rule: "agent.deny:bash" },
+    });
+    expect(checkPermission("nope", state)).toMatchObject({
+      available: false,
+      evaluated_permission: "deny",
+      excluded_by: null,
+    });
+  });
+});

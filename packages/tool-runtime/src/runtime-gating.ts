@@ -1,0 +1,60 @@
+import type { AvailabilityFact, SandboxStatusValue, ToolDefinition } from "@wakeloop/contracts";
+import type { Exclusion } from "./effective-tool-set";
+
+/**
+ * Facts about the session that change while it runs, read from its state (never probed): the harness
+ * recomputes the effective set each turn, so a tool comes back as soon as its fact holds again.
+ */
+export interface RuntimeFacts {
+  /** From the last `sandbox.status` event; null when the session has no sandbox (yet). */
+  sandboxStatus: SandboxStatusValue | null;
+  memoryReady: boolean;
+}
+
+/** The facts plus what the gating also needs from the policy context (root or child session). */
+export interface GatingFacts extends RuntimeFacts {
+  subSessionDepth: number;
+}
+
+export interface GatingResult<T extends ToolDefinition> {
+  tools: T[];
+  excluded: Exclusion[];
+}
+
+/** Removes tools whose `availability` facts do not hold; each removal is a `runtime_gating` exclusion. */
+export function applyRuntimeGating<T extends ToolDefinition>(
+  tools: readonly T[],
+  facts: GatingFacts,
+): GatingResult<T> {
+  const kept: T[] = [];
+  const excluded: Exclusion[] = [];
+  for (const tool of tools) {
+    const unmet = tool.availability.find((fact) => unmetReason(fact, facts) !== null);
+    if (unmet === undefined) {
+      kept.push(tool);
+      continue;
+    }
+    excluded.push({
+      tool: tool.name,
+      step: "runtime_gating",
+      rule: `availability:${unmet}`,
+      reason: `needs ${unmet}; ${unmetReason(unmet, facts)}`,
+    });
+  }
+  return { tools: kept, excluded };
+}
+
+function unmetReason(fact: AvailabilityFact, facts: GatingFacts): string | null {
+  switch (fact) {
+    case "sandbox.ready":
+      if (facts.sandboxStatus === "ready") return null;
+      if (facts.sandboxStatus === null) return "the session has no sandbox yet";
+      return facts.sandboxStatus === "error" ? "the sandbox failed" : `the sandbox is ${facts.sandboxStatus}`;
+    case "session.is_child":
+      return facts.subSessionDepth > 0 ? null : "this is a root session";
+    case "session.is_root":
+      return facts.subSessionDepth === 0 ? null : `this is a sub-session (depth ${facts.subSessionDepth})`;
+    case "memory.ready":
+      return facts.memoryReady ? null : "the memory service is not ready";
+  }
+}

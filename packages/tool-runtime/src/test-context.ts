@@ -1,0 +1,29 @@
+import type { AgentTool, ToolPolicy } from "@wakeloop/contracts";
+import type { PolicyContext } from "./policy-pipeline";
+import { agentToolRegistry } from "./registry";
+import type { RuntimeFacts } from "./runtime-gating";
+
+/** Test helper: a root session of an owner, on Anthropic, with empty policies unless overridden. */
+export function policyContext(
+  overrides: Partial<Omit<PolicyContext, "agent" | "registry">> & {
+    agentPolicy?: ToolPolicy;
+    agentTools?: AgentTool[];
+  } = {},
+): PolicyContext {
+  const { agentPolicy, agentTools, ...rest } = overrides;
+  const agent = { tool_policy: agentPolicy ?? {}, tools: agentTools ?? [] };
+  return {
+    registry: agentToolRegistry(agent),
+    globalPolicy: {},
+    agent,
+    environmentPolicy: null,
+    provider: "anthropic",
+    subSessionDepth: 0,
+    maxSubSessionDepth: 2,
+    isOwner: true,
+    ...rest,
+  };
+}
+
+export const sandboxReady: RuntimeFacts = { sandboxStatus: "ready", memoryReady: true };
+export const noSandbox: RuntimeFacts = { sandboxStatus: null, memoryReady: true };
