@@ -119,10 +119,8 @@ describe("tool runtime through the services", () => {
     );
     await platform.request("POST", `/v1/sessions/${id}/events`, say("hi"));
     await platform.waitForIdle(id, "end_turn");
-    const request = platform.fake.requests[before];
-    const sent = ((request?.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map(
-      (tool) => tool.function.name,
-    );
+    const body = platform.fake.requests[before]?.body as { tools?: Array<{ function: { name: string } }> };
+    const sent = (body.tools ?? []).map((tool) => tool.function.name);
     expect(sent).toEqual(offered);
     expect(sent).not.toContain("delete_state");
   });
