@@ -21,6 +21,8 @@ if [ "$current" = "$version" ]; then
   exit 0
 fi
 
+previous_id=$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
+
 if ! command -v debootstrap >/dev/null 2>&1; then
   echo "sandbox-image: installing debootstrap"
   apt-get update -q
@@ -79,4 +81,6 @@ tar -C "$rootfs" -c . | docker import \
   --change "LABEL wakeloop.image.version=$version" \
   --change 'CMD ["/bin/bash"]' \
   - "$image" >/dev/null
+# The replaced build is left untagged; remove it unless a container still uses it.
+if [ -n "$previous_id" ]; then docker image rm "$previous_id" >/dev/null 2>&1 || true; fi
 echo "sandbox-image: built $image ($version)"
