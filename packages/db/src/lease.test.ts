@@ -50,7 +50,7 @@ describe("leases", () => {
       acquireLease(testDb.db, { ...lease, workerId: "worker-a" }),
       acquireLease(testDb.db, { ...lease, workerId: "worker-b" }),
     ]);
-    expect([a, b].filter((won) => won !== null)).toEqual([{ epoch: 1 }]);
+    expect([a, b].filter((won) => won !== null)).toEqual([{ epoch: 1, events: [] }]);
     expect(await acquireLease(testDb.db, { ...lease, workerId: "worker-c" })).toBeNull();
     expect((await getSession(testDb.db, seeded.tenantId, sessionId))?.lease_epoch).toBe(1);
     expect(await wake(wakeId)).toMatchObject({
@@ -68,6 +68,16 @@ describe("leases", () => {
     expect(appended).toHaveLength(1);
   });
 
+  it("appends the given events under the new epoch in the acquiring transaction, and none for a loser", async () => {
+    const { sessionId, wakeId } = await sessionWithWake();
+    const lease = { tenantId: seeded.tenantId, sessionId, wakeId, ttlMs: 30_000 };
+    const events = [{ type: "session.status_running" as const }];
+    const won = await acquireLease(testDb.db, { ...lease, workerId: "worker-a", events });
+    expect(won?.events).toMatchObject([{ type: "session.status_running", seq: 1, wake_id: wakeId }]);
+    expect(await acquireLease(testDb.db, { ...lease, workerId: "worker-b", events })).toBeNull();
+    expect((await getSession(testDb.db, seeded.tenantId, sessionId))?.last_seq).toBe(1);
+  });
+
   it("re-queue of an expired lease fences out the stalled worker", async () => {
     const { sessionId, wakeId } = await sessionWithWake();
     const tenantId = seeded.tenantId;
@@ -78,7 +88,7 @@ describe("leases", () => {
       workerId: "stalled",
       ttlMs: 1,
     });
-    expect(held).toEqual({ epoch: 1 });
+    expect(held).toEqual({ epoch: 1, events: [] });
     await sleep(20);
 
     const expired = await expiredLeases(testDb.db, new Date(Date.now() + 1_000));
@@ -108,7 +118,7 @@ describe("leases", () => {
       workerId: "fresh",
       ttlMs: 30_000,
     });
-    expect(next).toEqual({ epoch: 3 });
+    expect(next).toEqual({ epoch: 3, events: [] });
     expect(await finishWake(testDb.db, { tenantId, wakeId, epoch: 3, status: "completed" })).toBe(true);
     expect(await wake(wakeId)).toMatchObject({ status: "completed", attempt: 2, lease_expires_at: null });
   });

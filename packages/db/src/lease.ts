@@ -1,6 +1,8 @@
+import type { SessionEvent } from "@wakeloop/contracts";
 import { WakeloopError } from "@wakeloop/contracts";
 import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
 import type { Database, WakeRow, WakeStatus } from "./database";
+import { appendInTx, type NewEvent } from "./event-store";
 
 /*
  * Leases and fencing (invariant 3). A worker owns a session while its wake is `running` with an
@@ -29,17 +31,20 @@ export interface AcquireLeaseInput {
   wakeId: string;
   workerId: string;
   ttlMs: number;
+  /** Appended under the new epoch in the same transaction (e.g. `session.status_running`). */
+  events?: readonly NewEvent[];
 }
 
 /**
- * Takes a `queued` wake: bumps the session's epoch and marks the wake running under it. Returns null
+ * Takes a `queued` wake: bumps the session's epoch and marks the wake running under it, appending
+ * `events` under that epoch in the same transaction. Returns null
  * when the wake is not queued any more (taken by another worker, finished or cancelled), which is
  * the normal outcome of a duplicate wake-job delivery.
  */
 export function acquireLease(
   db: Kysely<Database>,
   input: AcquireLeaseInput,
-): Promise<{ epoch: number } | null> {
+): Promise<{ epoch: number; events: SessionEvent[] } | null> {
   const expiresAt = expiresIn(input.ttlMs);
   return db.transaction().execute(async (trx) => {
     const session = await trx
@@ -68,7 +73,15 @@ export function acquireLease(
       .executeTakeFirst();
     if (wake === undefined) return null;
     await trx.updateTable("sessions").set({ lease_epoch: epoch }).where("id", "=", input.sessionId).execute();
-    return { epoch };
+    const events = input.events?.length
+      ? await appendInTx(trx, {
+          tenantId: input.tenantId,
+          sessionId: input.sessionId,
+          events: input.events.map((event) => ({ ...event, wake_id: input.wakeId })),
+          fence: epoch,
+        })
+      : [];
+    return { epoch, events };
   });
 }
 

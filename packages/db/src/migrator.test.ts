@@ -39,6 +39,7 @@ describe("migrations", () => {
         "sessions",
         "spans",
         "tenants",
+        "tool_batches",
         "tool_calls",
         "wakes",
       ]);

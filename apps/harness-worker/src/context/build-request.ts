@@ -1,4 +1,4 @@
-import type { ModelRequest } from "@wakeloop/model-providers";
+import type { ModelRequest, ModelToolSpec } from "@wakeloop/model-providers";
 import {
   type EffectiveToolSet,
   providerTools,
@@ -7,18 +7,44 @@ import {
 } from "@wakeloop/tool-runtime";
 import type { SessionView } from "../wake/session-view";
 import type { WakeSettings } from "../wake/wake-settings";
-import { eventsToMessages, fitToBudget } from "./assemble-context";
+import { estimateTokens, eventsToMessages, fitToBudget } from "./assemble-context";
+
+// A wake computes its tools before each model request and again at execution; within one wake only the
+// sandbox status can change them, so each view keeps one set per status (and its provider schemas).
+interface ToolSet {
+  effective: EffectiveToolSet;
+  wire: ModelToolSpec[];
+  wireTokens: number;
+}
+const toolSets = new WeakMap<SessionView, Map<string, ToolSet>>();
+
+function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
+  let byStatus = toolSets.get(view);
+  if (byStatus === undefined) {
+    byStatus = new Map();
+    toolSets.set(view, byStatus);
+  }
+  const key = view.state.sandbox_status ?? "none";
+  let entry = byStatus.get(key);
+  if (entry === undefined) {
+    const effective = sessionEffectiveTools(
+      {
+        agent: view.agent,
+        environmentPolicy: view.environment?.spec.tool_policy ?? null,
+        parentSessionId: view.parentSessionId,
+        sandboxStatus: view.state.sandbox_status,
+      },
+      settings,
+    );
+    const wire = providerTools(effective.tools, toolProviderOf(view.agent.model));
+    entry = { effective, wire, wireTokens: estimateTokens(wire) };
+    byStatus.set(key, entry);
+  }
+  return entry;
+}
 
 export function effectiveTools(view: SessionView, settings: WakeSettings): EffectiveToolSet {
-  return sessionEffectiveTools(
-    {
-      agent: view.agent,
-      environmentPolicy: view.environment?.spec.tool_policy ?? null,
-      parentSessionId: view.parentSessionId,
-      sandboxStatus: view.state.sandbox_status,
-    },
-    settings,
-  );
+  return toolSet(view, settings).effective;
 }
 
 /**
@@ -29,11 +55,9 @@ export function buildModelRequest(
   view: SessionView,
   settings: WakeSettings,
 ): { request: ModelRequest; effective: EffectiveToolSet } {
-  const effective = effectiveTools(view, settings);
-  const provider = toolProviderOf(view.agent.model);
-  const tools = providerTools(effective.tools, provider);
+  const { effective, wire: tools, wireTokens } = toolSet(view, settings);
   const model = view.agent.model;
-  const fixed = Math.ceil((view.agent.system.length + JSON.stringify(tools).length) / 4);
+  const fixed = Math.ceil(view.agent.system.length / 4) + wireTokens;
   const budget = Math.max(1_000, model.context_window_tokens - model.max_output_tokens - fixed);
   return {
     effective,

@@ -23,8 +23,10 @@ import {
 import type { Kysely } from "kysely";
 import { effectiveTools } from "../context/build-request";
 import type { SessionView } from "../wake/session-view";
+import type { LedgerEntry, LedgerUpdate } from "../wake/tool-ledger";
 import type { WakeSettings } from "../wake/wake-settings";
-import type { LedgerEntry, LedgerUpdate, WakeWriter, WriteInput } from "../wake/wake-writer";
+import type { WakeWriter, WriteInput } from "../wake/wake-writer";
+import { execApproval } from "./exec-approval";
 import { executeTool } from "./execute-tool";
 import { errorOutcome, type ToolOutcome } from "./tool-outcome";
 
@@ -108,10 +110,13 @@ export function planModelCalls(
     const inputError = badInput.get(call.id);
     const loop = checkLoop(history, loopCall(call.name, call.input), ctx.view.agent.loop_detection);
     if (loop.verdict === "stop") plan.stop ??= loop.message;
+    // The environment's exec policy joins the tool's permission: its ask pauses, its deny rejects.
+    const exec = tool && execApproval(ctx.view.environment?.spec.config ?? null, tool, call.input);
     if (
       planned.status === "rejected" ||
       tool === undefined ||
       inputError !== undefined ||
+      exec?.verdict === "deny" ||
       (loop.verdict !== "ok" && loop.verdict !== "warn")
     ) {
       const message =
@@ -119,9 +124,11 @@ export function planModelCalls(
           ? `the arguments for ${call.name} were not a JSON object (${inputError}); call the tool again with valid JSON`
           : planned.status === "rejected"
             ? planned.error.message
-            : loop.verdict === "block" || loop.verdict === "stop"
-              ? loop.message
-              : `unknown tool "${call.name}"`;
+            : exec?.verdict === "deny"
+              ? `The command was not run: ${exec.reason}.`
+              : loop.verdict === "block" || loop.verdict === "stop"
+                ? loop.message
+                : `unknown tool "${call.name}"`;
       plan.announce.push({
         id: call.id,
         type: "agent.tool_use",
@@ -142,7 +149,7 @@ export function planModelCalls(
       plan.pendingIds.push(call.id);
       continue;
     }
-    const permission = tool.permissionPolicy === "always_ask" ? "ask" : "allow";
+    const permission = tool.permissionPolicy === "always_ask" || exec?.verdict === "ask" ? "ask" : "allow";
     plan.announce.push({
       id: call.id,
       type: "agent.tool_use",

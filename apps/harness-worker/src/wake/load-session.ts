@@ -1,4 +1,4 @@
-import { AgentSpec, EnvironmentSpec, WakeloopError } from "@wakeloop/contracts";
+import { AgentSpec, EnvironmentSpec, type SessionEvent, WakeloopError } from "@wakeloop/contracts";
 import { type Database, getSession, readEvents, readJson } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import { SessionView } from "./session-view";
@@ -13,39 +13,26 @@ export async function loadSession(
 ): Promise<SessionView> {
   const session = await getSession(db, tenantId, sessionId);
   if (session === null) throw new WakeloopError("session_not_found", `session ${sessionId} does not exist`);
-  const version = await db
-    .selectFrom("agent_versions")
-    .select("spec")
-    .where("tenant_id", "=", tenantId)
-    .where("agent_id", "=", session.agent_id)
-    .where("version", "=", session.agent_version)
-    .executeTakeFirstOrThrow();
-  const environment = session.environment_id
-    ? await db
-        .selectFrom("environments")
-        .select(["id", "spec"])
-        .where("tenant_id", "=", tenantId)
-        .where("id", "=", session.environment_id)
-        .executeTakeFirstOrThrow()
-    : null;
   // Events committed after the session row was read are picked up by the wake's next write.
   const state = session.state;
-  const events = [];
-  while (events.length < state.last_seq) {
-    const page = await readEvents(db, {
-      tenantId,
-      sessionId,
-      afterSeq: events.length,
-      limit: Math.min(PAGE, state.last_seq - events.length),
-    });
-    if (page.length === 0) {
-      throw new WakeloopError(
-        "session_history_mismatch",
-        `session ${sessionId} is missing events after seq ${events.length}`,
-      );
-    }
-    events.push(...page);
-  }
+  const [version, environment, events] = await Promise.all([
+    db
+      .selectFrom("agent_versions")
+      .select("spec")
+      .where("tenant_id", "=", tenantId)
+      .where("agent_id", "=", session.agent_id)
+      .where("version", "=", session.agent_version)
+      .executeTakeFirstOrThrow(),
+    session.environment_id
+      ? db
+          .selectFrom("environments")
+          .select(["id", "spec"])
+          .where("tenant_id", "=", tenantId)
+          .where("id", "=", session.environment_id)
+          .executeTakeFirstOrThrow()
+      : null,
+    readHistory(db, tenantId, sessionId, state.last_seq),
+  ]);
   return new SessionView({
     tenantId,
     sessionId,
@@ -61,4 +48,24 @@ export async function loadSession(
     state,
     events,
   });
+}
+
+async function readHistory(db: Kysely<Database>, tenantId: string, sessionId: string, lastSeq: number) {
+  const events: SessionEvent[] = [];
+  while (events.length < lastSeq) {
+    const page = await readEvents(db, {
+      tenantId,
+      sessionId,
+      afterSeq: events.length,
+      limit: Math.min(PAGE, lastSeq - events.length),
+    });
+    if (page.length === 0) {
+      throw new WakeloopError(
+        "session_history_mismatch",
+        `session ${sessionId} is missing events after seq ${events.length}`,
+      );
+    }
+    events.push(...page);
+  }
+  return events;
 }

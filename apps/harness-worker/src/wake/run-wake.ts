@@ -1,4 +1,4 @@
-import { SpanStatusCode, type Tracer } from "@opentelemetry/api";
+import { type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 import type { Bus } from "@wakeloop/bus";
 import {
   type StopReason,
@@ -48,17 +48,47 @@ export const INTERRUPTED = "The user interrupted the session; this call did not 
  * session needs a person or client, the budget is spent or retries run out. Every write is fenced by the
  * lease epoch; losing the lease ends the wake without another write.
  */
-export async function runWake(deps: WakeDeps, job: WakeJob, working: () => void): Promise<void> {
+export function runWake(deps: WakeDeps, job: WakeJob, working: () => void): Promise<void> {
+  const log = deps.log.child({ session_id: job.session_id, wake_id: job.wake_id });
+  return deps.tracer.startActiveSpan("invoke_agent", async (span) => {
+    span.setAttributes({
+      [ATTR_GEN_AI_OPERATION_NAME]: GenAiOperation.invokeAgent,
+      [ATTR_GEN_AI_CONVERSATION_ID]: job.session_id,
+      [ATTR_WAKELOOP_TENANT_ID]: job.tenant_id,
+      [ATTR_WAKELOOP_WAKE_ID]: job.wake_id,
+    });
+    try {
+      await leasedWake(deps, job, working, log, span);
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+async function leasedWake(
+  deps: WakeDeps,
+  job: WakeJob,
+  working: () => void,
+  log: Logger,
+  span: Span,
+): Promise<void> {
   const { db, settings } = deps;
+  const traceId = span.spanContext().traceId;
+  // The lease and `session.status_running` commit together: one transaction before the first model call.
   const lease = await acquireLease(db, {
     tenantId: job.tenant_id,
     sessionId: job.session_id,
     wakeId: job.wake_id,
     workerId: settings.workerId,
     ttlMs: settings.leaseTtlMs,
+    events: [{ type: "session.status_running", trace_id: traceId }],
   });
-  const log = deps.log.child({ session_id: job.session_id, wake_id: job.wake_id });
   if (lease === null) {
+    span.setAttribute("wakeloop.wake.duplicate_job", true);
     log.debug("wake already taken or finished; dropping the duplicate job");
     return;
   }
@@ -77,34 +107,21 @@ export async function runWake(deps: WakeDeps, job: WakeJob, working: () => void)
   });
   try {
     const view = await loadSession(db, job.tenant_id, job.session_id);
-    await deps.tracer.startActiveSpan(`invoke_agent ${view.agent.name}`, async (span) => {
-      span.setAttributes({
-        [ATTR_GEN_AI_OPERATION_NAME]: GenAiOperation.invokeAgent,
-        [ATTR_GEN_AI_AGENT_NAME]: view.agent.name,
-        [ATTR_GEN_AI_CONVERSATION_ID]: view.sessionId,
-        [ATTR_WAKELOOP_TENANT_ID]: view.tenantId,
-        [ATTR_WAKELOOP_WAKE_ID]: job.wake_id,
-      });
-      const writer = new WakeWriter(db, view, {
-        id: job.wake_id,
-        epoch: lease.epoch,
-        traceId: span.spanContext().traceId,
-      });
-      const wake = new Wake(deps, view, writer, log, {
-        interrupt: interrupt.signal,
-        lost: keeper.lost,
-        stop: AbortSignal.any([interrupt.signal, keeper.lost]),
-      });
-      try {
-        await wake.run();
-      } catch (error) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        await wake.fail(error);
-      } finally {
-        span.end();
-      }
+    span.updateName(`invoke_agent ${view.agent.name}`);
+    span.setAttribute(ATTR_GEN_AI_AGENT_NAME, view.agent.name);
+    const writer = new WakeWriter(db, view, { id: job.wake_id, epoch: lease.epoch, traceId });
+    const wake = new Wake(deps, view, writer, log, {
+      interrupt: interrupt.signal,
+      lost: keeper.lost,
+      stop: AbortSignal.any([interrupt.signal, keeper.lost]),
     });
+    try {
+      await wake.run();
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      await wake.fail(error);
+    }
   } finally {
     control.unsubscribe();
     keeper.stop();
@@ -142,7 +159,6 @@ class Wake {
   }
 
   async run(): Promise<void> {
-    await this.writer.write({ events: [{ type: "session.status_running" }] });
     if (this.interrupted()) return this.endForInterrupt();
     await ensureSandbox(this.deps, this.view, this.writer, this.log);
     // Calls a previous wake left without a result: answered confirmations, crashed executions.

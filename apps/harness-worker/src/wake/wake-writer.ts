@@ -4,27 +4,12 @@ import {
   type Database,
   finishWake,
   type NewEvent,
-  type NewToolCall,
-  newId,
   readEvents,
-  type ToolCallStatus,
   type TraceHeaders,
 } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import type { SessionView } from "./session-view";
-
-export interface LedgerEntry {
-  id: string;
-  name: string;
-  input: Record<string, unknown>;
-  idempotent: boolean;
-}
-
-export interface LedgerUpdate {
-  id: string;
-  status: ToolCallStatus;
-  result?: unknown;
-}
+import { type LedgerEntry, type LedgerUpdate, recordPlanned, recordSettled } from "./tool-ledger";
 
 export interface WriteInput {
   events: NewEvent[];
@@ -77,45 +62,9 @@ export class WakeWriter {
         fence: wake.epoch,
         ...(wake.traceHeaders ? { traceHeaders: wake.traceHeaders } : {}),
       });
-      const batchId = input.batchPlan === undefined ? null : newId("toolBatch");
-      if (batchId !== null) {
-        await trx
-          .insertInto("tool_batches")
-          .values({
-            id: batchId,
-            tenant_id: view.tenantId,
-            session_id: view.sessionId,
-            wake_id: wake.id,
-            plan: JSON.stringify(input.batchPlan),
-          })
-          .execute();
-      }
-      if (planned.length > 0) {
-        const rows: NewToolCall[] = planned.map((call) => ({
-          id: call.id,
-          tenant_id: view.tenantId,
-          session_id: view.sessionId,
-          wake_id: wake.id,
-          name: call.name,
-          input: JSON.stringify(call.input),
-          status: "planned",
-          idempotent: call.idempotent,
-          batch_id: batchId,
-        }));
-        await trx.insertInto("tool_calls").values(rows).execute();
-      }
-      for (const update of settled) {
-        await trx
-          .updateTable("tool_calls")
-          .set({
-            status: update.status,
-            result: update.result === undefined ? null : JSON.stringify(update.result),
-            updated_at: new Date(),
-          })
-          .where("id", "=", update.id)
-          .where("tenant_id", "=", view.tenantId)
-          .execute();
-      }
+      const scope = { tenantId: view.tenantId, sessionId: view.sessionId, wakeId: wake.id };
+      if (input.batchPlan !== undefined) await recordPlanned(trx, scope, input.batchPlan, planned);
+      await recordSettled(trx, view.tenantId, settled);
       if (input.finish)
         await finishWake(trx, {
           tenantId: view.tenantId,

@@ -1,0 +1,64 @@
+import { EnvironmentConfig } from "@wakeloop/contracts";
+import { describe, expect, it } from "vitest";
+import { execApproval } from "./exec-approval";
+
+const environment = (overrides: Partial<EnvironmentConfig> = {}) =>
+  EnvironmentConfig.parse({
+    exec_security: "allowlist",
+    exec_allowlist: ["echo", "git status"],
+    ...overrides,
+  });
+const sandboxTool = (name: string) => ({ name, executor: "sandbox" as const });
+
+describe("execApproval", () => {
+  it("allows allowlisted commands and asks for the others under on-miss", () => {
+    const config = environment({ exec_ask: "on-miss" });
+    expect(execApproval(config, sandboxTool("shell_run"), { command: "echo hi" }).verdict).toBe("allow");
+    const asked = execApproval(config, sandboxTool("shell_exec"), { command: "rm -rf /workspace/x" });
+    expect(asked).toEqual({
+      verdict: "ask",
+      reason: "the command is not on the environment's exec allowlist; it needs approval (exec_ask=on-miss)",
+    });
+  });
+
+  it("denies a miss when the environment never asks, and everything under exec_security=deny", () => {
+    expect(
+      execApproval(environment({ exec_ask: "off" }), sandboxTool("bash"), { command: "cat /etc/passwd" }),
+    ).toEqual({
+      verdict: "deny",
+      reason: "the command is not on the environment's exec allowlist and exec_ask=off, so it is denied",
+    });
+    expect(
+      execApproval(environment({ exec_security: "deny" }), sandboxTool("shell_run"), { command: "echo hi" })
+        .verdict,
+    ).toBe("deny");
+  });
+
+  it("asks for every command under exec_ask=always, even a full-security one", () => {
+    const config = environment({ exec_security: "full", exec_ask: "always" });
+    expect(execApproval(config, sandboxTool("shell_run"), { command: "echo hi" }).verdict).toBe("ask");
+    expect(
+      execApproval(config, sandboxTool("sandbox_execute"), {
+        action: "run_shell",
+        args: { command: "echo hi" },
+      }).verdict,
+    ).toBe("ask");
+  });
+
+  it("allows calls that run no command, whatever the policy", () => {
+    const config = environment({ exec_security: "deny" });
+    expect(execApproval(config, sandboxTool("write"), { path: "a", content: "x" }).verdict).toBe("allow");
+    expect(
+      execApproval(config, sandboxTool("sandbox_execute"), { action: "read_text", args: { path: "a" } })
+        .verdict,
+    ).toBe("allow");
+    // A non-sandbox tool with a `command` field is not the sandbox's business.
+    expect(execApproval(config, { name: "shell_run", executor: "inline" }, { command: "x" }).verdict).toBe(
+      "allow",
+    );
+  });
+
+  it("allows everything for a session without an environment (no sandbox tools are offered then)", () => {
+    expect(execApproval(null, sandboxTool("shell_run"), { command: "rm -rf /" }).verdict).toBe("allow");
+  });
+});
