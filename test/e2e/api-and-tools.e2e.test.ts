@@ -104,6 +104,43 @@ describe("API edges", () => {
   });
 });
 
+describe("traces", () => {
+  it("records a wake as one trace: invoke_agent with chat and execute_tool children", async () => {
+    platform.fake.enqueue({ toolCalls: [{ name: "list_state_keys", input: {} }] }, { text: "traced" });
+    const id = await newSession();
+    await platform.request("POST", `/v1/sessions/${id}/events`, say("trace me"));
+    await platform.waitForIdle(id, "end_turn");
+    type Span = { name: string; attributes: Record<string, unknown>; children: Span[] };
+    // Spans reach Postgres through a batch exporter: poll until the whole tree is there.
+    let root: Span | undefined;
+    await expect
+      .poll(
+        async () => {
+          const trace = await platform.request("GET", `/v1/sessions/${id}/trace`);
+          root = trace.body.data?.[0]?.spans?.[0] as Span | undefined;
+          return root?.children.map((child) => child.name).sort();
+        },
+        { timeout: 10_000 },
+      )
+      .toEqual(["chat fake-gpt", "chat fake-gpt", "execute_tool list_state_keys"]);
+    expect(root?.name).toBe("invoke_agent tools");
+    expect(root?.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.conversation.id": id,
+    });
+    const tool = root?.children.find((child) => child.name.startsWith("execute_tool"));
+    const toolUse = (await platform.events(id)).find((event) => event.type === "agent.tool_use");
+    expect(tool?.attributes).toMatchObject({
+      "gen_ai.tool.name": "list_state_keys",
+      "gen_ai.tool.call.id": toolUse?.id,
+    });
+    const traceIds = new Set(
+      (await platform.events(id)).filter((event) => event.wake_id).map((event) => event.trace_id),
+    );
+    expect(traceIds.size).toBe(1);
+  });
+});
+
 describe("tool runtime through the services", () => {
   it("never offers a denied tool to the model and explains the exclusion", async () => {
     platform.fake.enqueue({ text: "fine" });

@@ -1,0 +1,125 @@
+import type { EventPayload, SessionEvent } from "@wakeloop/contracts";
+import { describe, expect, it } from "vitest";
+import { eventsToMessages, fitToBudget, MISSING_RESULT } from "./assemble-context";
+
+let seq = 0;
+function event(payload: EventPayload & { id?: string }): SessionEvent {
+  seq += 1;
+  return {
+    session_id: "s",
+    processed_at: null,
+    created_at: "2026-11-01T00:00:00.000Z",
+    ...payload,
+    id: payload.id ?? `e${seq}`,
+    seq,
+  } as SessionEvent;
+}
+const text = (t: string) => [{ type: "text" as const, text: t }];
+
+describe("eventsToMessages", () => {
+  it("groups one response's text and calls into one assistant turn followed by its results", () => {
+    const messages = eventsToMessages([
+      event({ type: "user.message", content: text("hi") }),
+      event({ type: "agent.message", content: text("looking") }),
+      event({
+        id: "c1",
+        type: "agent.tool_use",
+        name: "get_state",
+        input: { key: "a" },
+        evaluated_permission: "allow",
+      }),
+      event({ id: "c2", type: "agent.custom_tool_use", name: "lookup", input: {} }),
+      event({
+        type: "span.model_request_end",
+        model_request_start_id: "x",
+        model_usage: {
+          input_tokens: 1,
+          output_tokens: 1,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
+        is_error: false,
+      }),
+      event({ type: "agent.tool_result", tool_use_id: "c1", content: text("1"), is_error: false }),
+      event({ type: "user.custom_tool_result", custom_tool_use_id: "c2", content: text("found") }),
+      event({ type: "agent.message", content: text("done") }),
+    ]);
+    expect(messages).toEqual([
+      { role: "user", content: text("hi") },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "looking" },
+          { type: "tool_call", id: "c1", name: "get_state", input: { key: "a" } },
+          { type: "tool_call", id: "c2", name: "lookup", input: {} },
+        ],
+      },
+      {
+        role: "tool",
+        results: [
+          { toolCallId: "c1", content: text("1"), isError: false },
+          { toolCallId: "c2", content: text("found"), isError: false },
+        ],
+      },
+      { role: "assistant", content: [{ type: "text", text: "done" }] },
+    ]);
+  });
+
+  it("moves a message that arrived while tools ran after their results", () => {
+    const messages = eventsToMessages([
+      event({ type: "user.message", content: text("first") }),
+      event({ id: "c1", type: "agent.tool_use", name: "read", input: {}, evaluated_permission: "allow" }),
+      event({ type: "user.message", content: text("second") }),
+      event({ type: "agent.tool_result", tool_use_id: "c1", content: text("ok"), is_error: false }),
+    ]);
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(messages[3]).toEqual({ role: "user", content: text("second") });
+  });
+
+  it("answers a call that never got a result with an error, so the wire stays valid", () => {
+    const messages = eventsToMessages([
+      event({ type: "user.message", content: text("go") }),
+      event({ id: "c1", type: "agent.tool_use", name: "read", input: {}, evaluated_permission: "allow" }),
+    ]);
+    expect(messages[2]).toEqual({
+      role: "tool",
+      results: [{ toolCallId: "c1", content: text(MISSING_RESULT), isError: true }],
+    });
+  });
+
+  it("starts a new assistant turn when the next response makes calls after all earlier ones were answered", () => {
+    const messages = eventsToMessages([
+      event({ type: "user.message", content: text("go") }),
+      event({ id: "c1", type: "agent.tool_use", name: "read", input: {}, evaluated_permission: "allow" }),
+      event({ type: "agent.tool_result", tool_use_id: "c1", content: text("a"), is_error: false }),
+      event({ id: "c2", type: "agent.tool_use", name: "read", input: {}, evaluated_permission: "allow" }),
+      event({ type: "agent.tool_result", tool_use_id: "c2", content: text("b"), is_error: true }),
+    ]);
+    expect(messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+    ]);
+  });
+});
+
+describe("fitToBudget", () => {
+  it("drops the oldest exchanges, cutting only at a user message", () => {
+    const history = eventsToMessages([
+      event({ type: "user.message", content: text("x".repeat(4_000)) }),
+      event({ id: "c1", type: "agent.tool_use", name: "read", input: {}, evaluated_permission: "allow" }),
+      event({
+        type: "agent.tool_result",
+        tool_use_id: "c1",
+        content: text("y".repeat(4_000)),
+        is_error: false,
+      }),
+      event({ type: "user.message", content: text("latest") }),
+    ]);
+    const kept = fitToBudget(history, 200);
+    expect(kept).toEqual([{ role: "user", content: text("latest") }]);
+    expect(fitToBudget(history, 1_000_000)).toEqual(history);
+  });
+});
