@@ -234,6 +234,65 @@ describe("session loop", () => {
     await expect.poll(() => platform.fake.requests[before]?.aborted).toBe(true);
   });
 
+  it("clears pending confirmations when an idle session waiting on them is interrupted", async () => {
+    const agentId = await agent({ tools: [{ type: "builtin", default_permission_policy: "always_ask" }] });
+    platform.fake.enqueue({ toolCalls: [{ name: "set_state", input: { key: "k", value: 3 } }] });
+    const id = await session(agentId);
+    await send(id, say("store k"));
+    await platform.waitForIdle(id, "requires_action");
+    const toolUse = (await platform.events(id)).find((event) => event.type === "agent.tool_use");
+    await send(id, { type: "user.interrupt" });
+    const idle = await platform.waitForEvent(
+      id,
+      (event, all) =>
+        event.type === "session.status_idle" &&
+        event.seq > (all.find((e) => e.type === "user.interrupt")?.seq ?? 1e9),
+    );
+    expect(idle).toMatchObject({ stop_reason: { type: "end_turn" } });
+    const events = await platform.events(id);
+    expectWellFormed(events);
+    expect(events.find((event) => event.type === "agent.tool_result")).toMatchObject({
+      tool_use_id: toolUse?.id,
+      is_error: true,
+    });
+    expect((await platform.request("GET", `/v1/sessions/${id}/pending`)).body.data).toEqual([]);
+    // The cleared call can no longer be allowed.
+    const late = await platform.request("POST", `/v1/sessions/${id}/events`, {
+      events: [{ type: "user.tool_confirmation", tool_use_id: toolUse?.id, result: "allow" }],
+    });
+    expect(late.status).toBe(400);
+    expect(
+      await platform.db.selectFrom("agent_state").selectAll().where("agent_id", "=", agentId).execute(),
+    ).toEqual([]);
+  });
+
+  it("stops a running wake when its session is archived, and stays terminated", async () => {
+    platform.fake.enqueue({ text: "never delivered", delayMs: 20_000 });
+    const id = await session(await agent());
+    await send(id, say("long one"));
+    await platform.waitForEvent(id, (event) => event.type === "span.model_request_start");
+    const archived = await platform.request("POST", `/v1/sessions/${id}/archive`);
+    expect(archived.body).toMatchObject({ status: "terminated", termination_reason: "archived" });
+    await expect
+      .poll(
+        async () =>
+          (await platform.db.selectFrom("wakes").select("status").where("session_id", "=", id).execute()).map(
+            (w) => w.status,
+          ),
+        {
+          timeout: 10_000,
+        },
+      )
+      .toEqual(["completed"]);
+    expect((await platform.request("GET", `/v1/sessions/${id}`)).body.status).toBe("terminated");
+    const events = await platform.events(id);
+    expectWellFormed(events);
+    expect(events.some((event) => event.type === "agent.message")).toBe(false);
+    expect(
+      (await platform.request("POST", `/v1/sessions/${id}/events`, { events: [say("hello?")] })).status,
+    ).toBe(409);
+  });
+
   it("sees a message sent while running at the next model request", async () => {
     platform.fake.enqueue(
       { toolCalls: [{ name: "list_state_keys", input: {} }], delayMs: 1_500 },

@@ -94,6 +94,15 @@ describe("reduceSessionState", () => {
     expect(wakeReason(state)).toBeNull();
   });
 
+  it("stays terminated whatever status a late wake reports", () => {
+    const state = fold([
+      { id: "r", type: "session.status_running" },
+      { id: "x", type: "session.status_terminated", reason: "archived" },
+      { id: "i", type: "session.status_idle", stop_reason: { type: "end_turn" } },
+    ]);
+    expect(state).toMatchObject({ status: "terminated", termination_reason: "archived", last_seq: 3 });
+  });
+
   it("is a pure fold: replaying the same events gives identical JSON", () => {
     const events: Array<EventPayload & { id: string }> = [
       { id: "m1", type: "user.message", content: text("a") },

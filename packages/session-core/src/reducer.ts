@@ -43,6 +43,8 @@ export type ReducibleEvent = EventPayload & { id: string; seq: number };
  */
 export function reduceSessionState(state: SessionState, event: ReducibleEvent): SessionState {
   const next: SessionState = { ...state, last_seq: event.seq };
+  // Termination is final: a wake that was still running when the session ended cannot revive it.
+  if (state.status === "terminated" && event.type.startsWith("session.status_")) return next;
   switch (event.type) {
     case "user.message":
       return { ...next, unprocessed_message_ids: [...state.unprocessed_message_ids, event.id] };

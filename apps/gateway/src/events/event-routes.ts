@@ -1,28 +1,13 @@
-import { ListEventsQuery, type SessionEvent } from "@wakeloop/contracts";
+import { ListEventsQuery } from "@wakeloop/contracts";
 import { readEvents } from "@wakeloop/db";
-import type { FastifyBaseLogger } from "fastify";
 import type { RouteDeps } from "../gateway-deps";
 import { defineRoute, type Route } from "../http/route";
 import { requireSession } from "../sessions/session-store";
+import { signalWorker } from "../sessions/signal-worker";
 import { idempotencyClaim } from "./idempotency";
 import { postUserEvents } from "./post-user-events";
 
 export function eventRoutes({ db, bus, clock }: RouteDeps): Route[] {
-  /**
-   * The interrupt is durable once committed (the event and the projection's flag); this only tells the
-   * worker holding the lease at once. A lost message delays the interrupt, so it is logged, not fatal.
-   */
-  const signalInterrupts = (events: readonly SessionEvent[], log: FastifyBaseLogger) => {
-    for (const event of events) {
-      if (event.type !== "user.interrupt") continue;
-      try {
-        bus.publishControl({ type: "interrupt", session_id: event.session_id, event_id: event.id });
-      } catch (error) {
-        log.warn({ err: error, event_id: event.id }, "could not publish the interrupt control message");
-      }
-    }
-  };
-
   return [
     defineRoute({
       method: "POST",
@@ -57,7 +42,7 @@ export function eventRoutes({ db, bus, clock }: RouteDeps): Route[] {
           now: clock.now(),
         });
         if (result.replayed) reply.header("idempotent-replayed", "true");
-        else signalInterrupts(result.events, log);
+        else signalWorker(bus, result.events, log);
         return { events: result.events };
       },
     }),

@@ -1,4 +1,4 @@
-import type { UpdateSessionRequest } from "@wakeloop/contracts";
+import type { SessionEvent, UpdateSessionRequest } from "@wakeloop/contracts";
 import { appendInTx, type Database, type SessionRow } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import type { z } from "zod";
@@ -34,16 +34,16 @@ export async function archiveSession(
   tenantId: string,
   sessionId: string,
   now: Date,
-): Promise<SessionRow> {
-  await db.transaction().execute(async (trx) => {
+): Promise<{ session: SessionRow; terminated: SessionEvent[] }> {
+  const terminated = await db.transaction().execute(async (trx) => {
     const state = await lockSessionState(trx, tenantId, sessionId);
-    if (state.termination_reason === "archived") return;
-    await appendInTx(trx, {
+    if (state.termination_reason === "archived") return [];
+    return appendInTx(trx, {
       tenantId,
       sessionId,
       events: [{ type: "session.status_terminated", reason: "archived" }],
       now,
     });
   });
-  return requireSession(db, tenantId, sessionId);
+  return { session: await requireSession(db, tenantId, sessionId), terminated };
 }

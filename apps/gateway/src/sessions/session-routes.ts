@@ -9,6 +9,7 @@ import { defineRoute, type Route } from "../http/route";
 import { archiveSession, updateSession } from "./session-commands";
 import { listSessions, requireSession } from "./session-store";
 import { toSession } from "./session-view";
+import { signalWorker } from "./signal-worker";
 
 export function sessionRoutes(deps: RouteDeps): Route[] {
   const { db, clock } = deps;
@@ -66,8 +67,11 @@ export function sessionRoutes(deps: RouteDeps): Route[] {
       tag: "sessions",
       access: "member",
       response: { status: 200, body: "Session", description: "The archived session" },
-      handler: async ({ principal, params }) =>
-        toSession(await archiveSession(db, principal.tenantId, params.id, clock.now())),
+      handler: async ({ principal, params, log }) => {
+        const { session, terminated } = await archiveSession(db, principal.tenantId, params.id, clock.now());
+        signalWorker(deps.bus, terminated, log);
+        return toSession(session);
+      },
     }),
   ];
 }

@@ -320,8 +320,13 @@ class Wake {
     }
   }
 
+  /** An interrupt, or the session ended under the wake (archived): either way the turn stops now. */
   private interrupted(): boolean {
-    return this.signals.interrupt.aborted || this.view.state.interrupt_requested;
+    return (
+      this.signals.interrupt.aborted ||
+      this.view.state.interrupt_requested ||
+      this.view.state.status === "terminated"
+    );
   }
 
   private assertLease(): void {
