@@ -1,7 +1,7 @@
 import type { Script } from "@wakeloop/fake-model";
-import { Platform } from "@wakeloop/testing";
+import { type LatencySummary, Platform, round2 as round, summarize } from "@wakeloop/testing";
 import { sql } from "kysely";
-import { now, round, type Summary, summarize } from "./stats";
+import { now } from "./stats";
 
 /*
  * The session loop measured through the running platform (every service its own process) against the
@@ -143,8 +143,8 @@ async function wakeThroughput(platform: Platform, sessions: number) {
 }
 
 export interface SessionBenchResult {
-  dispatchMs: { fromAccepted: Summary; fromSent: Summary };
-  durableToolStepMs: Summary;
+  dispatchMs: { fromAccepted: LatencySummary; fromSent: LatencySummary };
+  durableToolStepMs: LatencySummary;
   historyBytesPerStep: { first10: number; last10: number };
   toolSteps: Awaited<ReturnType<typeof toolStepThroughput>>;
   wakes: {

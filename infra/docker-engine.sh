@@ -37,7 +37,8 @@ else
     echo "docker-engine: iptables nat table unavailable; starting with --iptables=false"
     extra_args+=(--iptables=false)
   fi
-  nohup dockerd "${extra_args[@]}" >>"$log_file" 2>&1 &
+  # Its own session, so it outlives the shell (and process group) that started it.
+  setsid nohup dockerd "${extra_args[@]}" >>"$log_file" 2>&1 </dev/null &
 fi
 
 deadline=$((SECONDS + timeout_s))

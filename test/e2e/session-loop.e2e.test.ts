@@ -105,9 +105,26 @@ describe("session loop", () => {
       { toolCalls: [{ name: "get_state", input: { key: "plan" } }] },
       { text: "The plan is step 1." },
     );
+    const before = platform.fake.requests.length;
     const id = await session(await agent({ model: platform.fakeModel("anthropic") }));
     await send(id, say("remember the plan"));
     await platform.waitForIdle(id, "end_turn");
+    // The model saw each result of the previous step, not a placeholder.
+    const [, second, third] = platform.fake.requests.slice(before).filter((request) => request.view);
+    expect(second?.view?.toolResults).toEqual([
+      expect.objectContaining({
+        name: "set_state",
+        isError: false,
+        text: expect.stringContaining('"stored":true'),
+      }),
+    ]);
+    expect(third?.view?.toolResults).toEqual([
+      expect.objectContaining({
+        name: "get_state",
+        isError: false,
+        text: expect.stringContaining('"step":1'),
+      }),
+    ]);
     const events = await platform.events(id);
     expectWellFormed(events);
     const results = events.filter((event) => event.type === "agent.tool_result");

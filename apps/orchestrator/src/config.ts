@@ -27,6 +27,11 @@ export const OrchestratorEnv = serviceEnv({ healthPort: 9081 }).extend({
     .min(1_000)
     .default(15_000)
     .describe("A wake queued this long without a worker has its job published again (e.g. NATS was wiped)"),
+  SANDBOX_ENABLED: z
+    .enum(["true", "false"])
+    .default("true")
+    .transform((value) => value === "true")
+    .describe("Whether a sandbox-runner is deployed; with one, a terminated session's sandbox is released"),
 });
 export type OrchestratorConfig = z.output<typeof OrchestratorEnv>;
 

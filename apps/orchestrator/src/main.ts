@@ -1,3 +1,4 @@
+import { createSandboxClient } from "@wakeloop/sandbox-client";
 import { runService } from "@wakeloop/service-kit";
 import { loadConfig } from "./config";
 import { startOrchestrator } from "./orchestrator";
@@ -6,5 +7,12 @@ import { startOrchestrator } from "./orchestrator";
 await runService({
   name: "orchestrator",
   config: loadConfig(),
-  start: async ({ db, bus, log, config }) => startOrchestrator({ db, bus, log, config }),
+  start: async ({ db, bus, log, config }) =>
+    startOrchestrator({
+      db,
+      bus,
+      log,
+      sandbox: config.SANDBOX_ENABLED ? createSandboxClient(bus) : null,
+      config,
+    }),
 });

@@ -1,5 +1,6 @@
 import { type Bus, createOutboxRelay, ensureConsumer, ensureStreams } from "@wakeloop/bus";
 import type { Database } from "@wakeloop/db";
+import type { SandboxClient } from "@wakeloop/sandbox-client";
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import type { OrchestratorConfig } from "./config";
@@ -8,16 +9,18 @@ import { eventsConsumer, watchSessions } from "./session-watcher";
 
 /**
  * Starts the orchestrator's three loops: the outbox relay (committed events → JetStream), the session
- * watcher (events → wakes) and the lease sweeper (crashed wakes → rescheduled). `stop` ends all three
+ * watcher (events → wakes, terminated sessions → sandbox released) and the lease sweeper (crashed wakes → rescheduled). `stop` ends all three
  * after the work in hand.
  */
 export async function startOrchestrator(deps: {
   db: Kysely<Database>;
   bus: Bus;
   log: Logger;
+  /** Releases terminated sessions' sandboxes; null when no sandbox-runner is deployed. */
+  sandbox: SandboxClient | null;
   config: OrchestratorConfig;
 }): Promise<{ stop(): Promise<void> }> {
-  const { db, bus, log, config } = deps;
+  const { db, bus, log, sandbox, config } = deps;
   await ensureStreams(bus.jsm, bus.catalog);
   await ensureConsumer(bus.jsm, eventsConsumer(bus));
   const relay = createOutboxRelay({
@@ -30,7 +33,14 @@ export async function startOrchestrator(deps: {
   await relay.start();
   const stopping = new AbortController();
   const loops = Promise.all([
-    watchSessions({ db, bus, log, concurrency: config.EVENT_CONCURRENCY, signal: stopping.signal }),
+    watchSessions({
+      db,
+      bus,
+      log,
+      sandbox,
+      concurrency: config.EVENT_CONCURRENCY,
+      signal: stopping.signal,
+    }),
     runSweeper(
       { db, bus, log },
       {

@@ -1,9 +1,11 @@
 import { type Bus, withConsumer } from "@wakeloop/bus";
 import type { EventType } from "@wakeloop/contracts";
 import type { Database } from "@wakeloop/db";
+import type { SandboxClient } from "@wakeloop/sandbox-client";
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import { applyIdleInterrupt } from "./idle-interrupt";
+import { releaseSandbox } from "./sandbox-release";
 import { scheduleIfNeeded } from "./wake-scheduler";
 
 export const ORCHESTRATOR_CONSUMER = "orchestrator";
@@ -36,19 +38,24 @@ export function watchSessions(deps: {
   db: Kysely<Database>;
   bus: Bus;
   log: Logger;
+  sandbox: SandboxClient | null;
   concurrency: number;
   signal: AbortSignal;
 }): Promise<void> {
   const { db, bus, log } = deps;
   return bus.consume(
     eventsConsumer(bus),
-    async ({ data: event, subject }) => {
+    async ({ data: event, subject, deliveryCount }) => {
       const tenantId = subject.split(".")[bus.subjects.prefix.split(".").length + 1];
       if (tenantId === undefined) return;
       const target = { tenantId, sessionId: event.session_id };
       if (event.type === "user.interrupt") {
         if (await applyIdleInterrupt(db, target))
           log.info({ session_id: event.session_id }, "interrupt applied to idle session");
+        return;
+      }
+      if (event.type === "session.status_terminated") {
+        await releaseSandbox({ db, sandbox: deps.sandbox, log }, target, deliveryCount);
         return;
       }
       if (!WAKE_TRIGGERS.has(event.type)) return;

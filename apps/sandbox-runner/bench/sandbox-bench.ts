@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
+import { type LatencySummary, summarize } from "@wakeloop/testing";
 import { agentProgram } from "../src/agent-program";
 import { provisionContainer } from "../src/provision";
 import type { RunnerLog } from "../src/runner-log";
@@ -9,17 +10,10 @@ import { SessionDriver } from "../src/testing/session-driver";
 // Sandbox latencies on the local Docker (DESIGN §10): cold create+start, warm claim → first
 // command, warm command round trip, 1 MiB file read. Run: npx tsx apps/sandbox-runner/bench/sandbox-bench.ts
 
-export type Percentiles = { n: number; p50: number; p95: number; p99: number };
+export type Percentiles = LatencySummary;
 export type SandboxBench = Record<string, Percentiles>;
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} } as unknown as RunnerLog;
-
-function percentiles(samples: number[]): Percentiles {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) =>
-    Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(2));
-  return { n: sorted.length, p50: at(0.5), p95: at(0.95), p99: at(0.99) };
-}
 
 async function sample(
   n: number,
@@ -33,7 +27,7 @@ async function sample(
     await run();
     samples.push(performance.now() - start);
   }
-  return percentiles(samples);
+  return summarize(samples);
 }
 
 export async function runSandboxBench(

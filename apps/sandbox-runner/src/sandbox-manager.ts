@@ -10,12 +10,11 @@ import {
   type SandboxStatusValue,
   WakeloopError,
 } from "@wakeloop/contracts";
-import { evaluateExecPolicy, explainExecVerdict } from "@wakeloop/sandbox-client";
+import { commandOf, evaluateExecPolicy, explainExecVerdict } from "@wakeloop/sandbox-client";
 import type Docker from "dockerode";
 import type { AgentChannel } from "./agent-channel";
 import { type AgentProgram, agentProgram } from "./agent-program";
 import { CallJournal } from "./call-journal";
-import { commandOf } from "./command-of";
 import { SUBSTRATE_MOUNT, WORKSPACE } from "./container-spec";
 import { KeyedMutex } from "./keyed-mutex";
 import { LABEL, sessionContainerName, substrateVolumeName } from "./labels";

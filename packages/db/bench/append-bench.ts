@@ -1,7 +1,15 @@
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { append, createSession, type NewEvent } from "@wakeloop/db";
-import { createTestDatabase, type SeededAgent, seedAgent, type TestDatabase } from "@wakeloop/testing";
+import {
+  createTestDatabase,
+  type LatencySummary,
+  round2 as round,
+  type SeededAgent,
+  seedAgent,
+  summarize,
+  type TestDatabase,
+} from "@wakeloop/testing";
 
 /*
  * Event-store append throughput and latency on a real Postgres, in a throwaway database:
@@ -28,7 +36,7 @@ export interface ScenarioResult {
   durationMs: number;
   appendsPerSecond: number;
   eventsPerSecond: number;
-  latencyMs: { p50: number; p95: number; p99: number; max: number };
+  latencyMs: LatencySummary;
 }
 
 export interface AppendBenchResult {
@@ -37,13 +45,6 @@ export interface AppendBenchResult {
   contendedSession: ScenarioResult;
   parallelSessions: ScenarioResult;
 }
-
-function percentile(sorted: readonly number[], p: number): number {
-  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return round(sorted[Math.max(0, index)] ?? 0);
-}
-
-const round = (value: number) => Math.round(value * 100) / 100;
 
 function batch(size: number, writer: number, index: number): NewEvent[] {
   return Array.from({ length: size }, (_, n) => ({
@@ -94,7 +95,6 @@ async function scenario(
     ),
   );
   const durationMs = performance.now() - started;
-  latencies.sort((a, b) => a - b);
   const appends = latencies.length;
   return {
     sessions: sessionIds.length,
@@ -104,12 +104,7 @@ async function scenario(
     durationMs: round(durationMs),
     appendsPerSecond: round((appends / durationMs) * 1_000),
     eventsPerSecond: round(((appends * eventsPerAppend) / durationMs) * 1_000),
-    latencyMs: {
-      p50: percentile(latencies, 50),
-      p95: percentile(latencies, 95),
-      p99: percentile(latencies, 99),
-      max: percentile(latencies, 100),
-    },
+    latencyMs: summarize(latencies),
   };
 }
 

@@ -1,3 +1,4 @@
+export { commandOf } from "./command-of";
 export {
   allowlistSatisfied,
   analyzeCommand,

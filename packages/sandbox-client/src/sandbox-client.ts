@@ -17,6 +17,11 @@ export type SandboxClientOptions = {
   executeSlackMs?: number;
   /** Used for execute when the environment is unknown to this client (no ensure seen yet). */
   defaultExecuteTimeoutMs?: number;
+  /**
+   * Removing a container and its volume takes a second or two; a runner that has not answered by then
+   * is hung or gone, and the caller retries later rather than wait on it.
+   */
+  releaseTimeoutMs?: number;
 };
 
 export interface SandboxClient {
@@ -61,6 +66,7 @@ export function createSandboxClient(
   const ensureTimeoutMs = options.ensureTimeoutMs ?? 60_000;
   const slackMs = options.executeSlackMs ?? 15_000;
   const defaultExecuteTimeoutMs = options.defaultExecuteTimeoutMs ?? 135_000;
+  const releaseTimeoutMs = options.releaseTimeoutMs ?? 15_000;
 
   const serviceFor = (sessionId: string) => {
     const route = routes.get(sessionId);
@@ -130,10 +136,12 @@ export function createSandboxClient(
     async release(sessionId, tenantId) {
       const service = serviceFor(sessionId);
       routes.delete(sessionId);
-      return bus.request(service, "release", {
-        session_id: sessionId,
-        ...(tenantId ? { tenant_id: tenantId } : {}),
-      });
+      return bus.request(
+        service,
+        "release",
+        { session_id: sessionId, ...(tenantId ? { tenant_id: tenantId } : {}) },
+        { timeoutMs: releaseTimeoutMs },
+      );
     },
 
     describe(sessionId) {

@@ -1,20 +1,38 @@
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { connectBus } from "@wakeloop/bus";
 import type { SessionEvent } from "@wakeloop/contracts";
 import { type FakeModelServer, type Script, startFakeModelServer } from "@wakeloop/fake-model";
+import type Docker from "dockerode";
 import { AppProcess } from "./app-process";
 import { createTestDatabase, type TestDatabase } from "./database";
+import { labelledContainers, labelledVolumes, removeLabelled, requireDocker } from "./docker";
 import { cleanupPrefix, testNatsUrl, testPrefix } from "./nats";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const READY_TIMEOUT_MS = 60_000;
+// The labels the sandbox-runner puts on everything it creates (apps/sandbox-runner/src/labels.ts).
+const RUNNER_LABEL = "wakeloop.runner";
+const SESSION_LABEL = "wakeloop.session";
+
+/** This platform's own runner: its id labels its containers, so `stop` removes exactly those. */
+interface SandboxRunner {
+  docker: Docker;
+  id: string;
+  stateDir: string;
+}
 
 export interface PlatformOptions {
   /** Harness workers, each its own process (default 2). */
   workers?: number;
-  /** Start the sandbox-runner (needs the Docker engine and the sandbox image). */
+  /**
+   * Start the sandbox-runner (needs the Docker engine and the sandbox image) with its own runner id and
+   * state directory; `stop` removes its containers and volumes.
+   */
   sandbox?: boolean;
   /** Extra environment for every app. */
   env?: Record<string, string>;
@@ -45,12 +63,20 @@ export class Platform {
     readonly prefix: string,
     readonly fake: FakeModelServer,
     private readonly options: PlatformOptions,
+    private readonly runner: SandboxRunner | null,
   ) {}
 
   static async start(options: PlatformOptions = {}): Promise<Platform> {
+    const runner: SandboxRunner | null = options.sandbox
+      ? {
+          docker: await requireDocker(),
+          id: `e2e${randomBytes(5).toString("hex")}`,
+          stateDir: await mkdtemp(join(tmpdir(), "wl-e2e-sandbox-")),
+        }
+      : null;
     const database = await createTestDatabase();
     const fake = await startFakeModelServer(options.script ? { script: options.script } : {});
-    const platform = new Platform(database, testPrefix(), fake, options);
+    const platform = new Platform(database, testPrefix(), fake, options, runner);
     try {
       await platform.boot();
     } catch (error) {
@@ -104,13 +130,12 @@ export class Platform {
     this.tenantId = tenant.tenantId;
     this.apiKey = tenant.apiKey;
 
-    const names = [
-      "orchestrator",
-      "gateway",
-      "memory-retrieval",
-      ...(this.options.sandbox ? ["sandbox-runner"] : []),
-    ];
-    for (const name of names) this.apps.set(name, new AppProcess(name, this.env(), { cwd: ROOT }));
+    for (const name of ["orchestrator", "gateway", "memory-retrieval"])
+      this.apps.set(name, new AppProcess(name, this.env(), { cwd: ROOT }));
+    if (this.runner) {
+      const env = this.env({ SANDBOX_RUNNER_ID: this.runner.id, SANDBOX_STATE_DIR: this.runner.stateDir });
+      this.apps.set("sandbox-runner", new AppProcess("sandbox-runner", env, { cwd: ROOT }));
+    }
     for (let index = 1; index <= (this.options.workers ?? 2); index++) this.startWorker(`worker-${index}`);
     await Promise.all([...this.apps.values()].map((app) => app.record("ready", READY_TIMEOUT_MS)));
     const listening = await this.app("gateway").record("API listening", READY_TIMEOUT_MS);
@@ -128,6 +153,25 @@ export class Platform {
     );
     this.apps.set(name, worker);
     return worker.record("ready", READY_TIMEOUT_MS).then(() => worker);
+  }
+
+  /** The containers, running or not, that this platform's runner made for the session. */
+  sandboxContainers(sessionId: string): Promise<Docker.ContainerInfo[]> {
+    return labelledContainers(this.sandboxDocker(), this.sandboxLabels(sessionId));
+  }
+
+  /** The names of the volumes (the workspace) this platform's runner made for the session. */
+  sandboxVolumes(sessionId: string): Promise<string[]> {
+    return labelledVolumes(this.sandboxDocker(), this.sandboxLabels(sessionId));
+  }
+
+  private sandboxDocker(): Docker {
+    if (!this.runner) throw new Error("this platform was started without a sandbox-runner");
+    return this.runner.docker;
+  }
+
+  private sandboxLabels(sessionId: string): Record<string, string> {
+    return { [RUNNER_LABEL]: this.runner?.id ?? "", [SESSION_LABEL]: sessionId };
   }
 
   app(name: string): AppProcess {
@@ -210,6 +254,11 @@ export class Platform {
       [...this.apps.values()].map((app) => app.exitCode(15_000).catch(() => app.kill("SIGKILL"))),
     );
     await this.fake.close();
+    if (this.runner) {
+      // Session containers outlive a runner's shutdown by design (adopted at its next start).
+      await removeLabelled(this.runner.docker, { [RUNNER_LABEL]: this.runner.id });
+      await rm(this.runner.stateDir, { recursive: true, force: true });
+    }
     const bus = await connectBus({ servers: testNatsUrl(), name: "platform-cleanup" });
     try {
       await cleanupPrefix(bus.jsm, this.prefix);

@@ -172,10 +172,12 @@ class Wake {
         return this.idle({ type: "end_turn" });
       }
       this.modelRequests += 1;
-      const { request, effective } = buildModelRequest(this.view, this.deps.settings);
+      // Commits the results buffered since the last request together with the request's start; the
+      // request is then built from a view that holds them and every message committed before it.
       const [start] = await this.writer.write({
-        events: [{ type: "span.model_request_start", model: request.model }],
+        events: [{ type: "span.model_request_start", model: this.view.agent.model.id }],
       });
+      const { request, effective } = buildModelRequest(this.view, this.deps.settings);
       const client = this.deps.models(this.view.agent.model);
       let response: Awaited<ReturnType<typeof callModel>>;
       try {

@@ -3,12 +3,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EnvironmentConfig, type SandboxStatusNotice } from "@wakeloop/contracts";
-import Docker from "dockerode";
+import { labelledContainers, labelledVolumes, removeLabelled, requireDocker } from "@wakeloop/testing";
+import type Docker from "dockerode";
 import { LABEL } from "../labels";
 import type { RunnerLog } from "../runner-log";
 import { SandboxManager, type SandboxManagerOptions } from "../sandbox-manager";
-
-export const SANDBOX_IMAGE = "wakeloop-sandbox:bookworm";
 
 const silent: RunnerLog = {
   debug: () => {},
@@ -16,21 +15,6 @@ const silent: RunnerLog = {
   warn: () => {},
   error: () => {},
 } as unknown as RunnerLog;
-
-/** Fails with the fix when Docker or the sandbox image is missing (tests never skip). */
-export async function requireDocker(docker = new Docker()): Promise<Docker> {
-  try {
-    await docker.ping();
-  } catch {
-    throw new Error("Docker is not reachable. Start it with: bash infra/docker-engine.sh");
-  }
-  try {
-    await docker.getImage(SANDBOX_IMAGE).inspect();
-  } catch {
-    throw new Error(`The image ${SANDBOX_IMAGE} is missing. Build it with: bash infra/sandbox-image.sh`);
-  }
-  return docker;
-}
 
 export function testEnvironment(overrides: Partial<EnvironmentConfig> = {}): EnvironmentConfig {
   return EnvironmentConfig.parse({ memory_mb: 256, pids_limit: 128, ...overrides });
@@ -68,33 +52,17 @@ export class RunnerFixture {
     return manager;
   }
 
-  async containers(): Promise<Docker.ContainerInfo[]> {
-    return this.docker.listContainers({
-      all: true,
-      filters: JSON.stringify({ label: [`${LABEL.runner}=${this.runnerId}`] }),
-    });
+  containers(): Promise<Docker.ContainerInfo[]> {
+    return labelledContainers(this.docker, { [LABEL.runner]: this.runnerId });
   }
 
-  async volumes(): Promise<string[]> {
-    const { Volumes } = await this.docker.listVolumes({
-      filters: JSON.stringify({ label: [`${LABEL.runner}=${this.runnerId}`] }),
-    });
-    return (Volumes ?? []).map((volume) => volume.Name);
+  volumes(): Promise<string[]> {
+    return labelledVolumes(this.docker, { [LABEL.runner]: this.runnerId });
   }
 
   async cleanup(): Promise<void> {
     for (const manager of this.managers) await manager.stop().catch(() => undefined);
-    for (const info of await this.containers()) {
-      await this.docker
-        .getContainer(info.Id)
-        .remove({ force: true })
-        .catch(() => undefined);
-    }
-    for (const name of await this.volumes())
-      await this.docker
-        .getVolume(name)
-        .remove()
-        .catch(() => undefined);
+    await removeLabelled(this.docker, { [LABEL.runner]: this.runnerId });
     await rm(this.stateDir, { recursive: true, force: true });
   }
 }
