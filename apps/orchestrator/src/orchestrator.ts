@@ -5,7 +5,7 @@ import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import type { OrchestratorConfig } from "./config";
 import { runSweeper } from "./lease-sweeper";
-import { eventsConsumer, watchSessions } from "./session-watcher";
+import { eventsConsumers, watchSessions } from "./session-watcher";
 
 /**
  * Starts the orchestrator's three loops: the outbox relay (committed events → JetStream), the session
@@ -22,7 +22,7 @@ export async function startOrchestrator(deps: {
 }): Promise<{ stop(): Promise<void> }> {
   const { db, bus, log, sandbox, config } = deps;
   await ensureStreams(bus.jsm, bus.catalog);
-  await ensureConsumer(bus.jsm, eventsConsumer(bus));
+  for (const consumer of eventsConsumers(bus)) await ensureConsumer(bus.jsm, consumer);
   const relay = createOutboxRelay({
     db,
     listenUrl: config.DATABASE_URL,

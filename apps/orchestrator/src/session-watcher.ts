@@ -1,5 +1,5 @@
-import { type Bus, withConsumer } from "@wakeloop/bus";
-import type { EventType } from "@wakeloop/contracts";
+import { type Bus, type ConsumeHandler, withConsumer } from "@wakeloop/bus";
+import type { EventType, SessionEvent } from "@wakeloop/contracts";
 import type { Database } from "@wakeloop/db";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
 import type { Logger } from "@wakeloop/telemetry";
@@ -7,8 +7,6 @@ import type { Kysely } from "kysely";
 import { applyIdleInterrupt } from "./idle-interrupt";
 import { releaseSandbox } from "./sandbox-release";
 import { scheduleIfNeeded } from "./wake-scheduler";
-
-export const ORCHESTRATOR_CONSUMER = "orchestrator";
 
 /** Events after which a session may need a wake (DESIGN §3 steps 2, 6; a raised budget; work left at idle). */
 const WAKE_TRIGGERS = new Set<EventType>([
@@ -19,19 +17,33 @@ const WAKE_TRIGGERS = new Set<EventType>([
   "session.status_idle",
 ]);
 
-export function eventsConsumer(bus: Bus) {
-  return withConsumer(bus.catalog.events, {
-    durable: ORCHESTRATOR_CONSUMER,
-    filterSubject: `${bus.subjects.prefix}.evt.>`,
-    ackWaitMs: 30_000,
-    maxDeliver: 10,
-    deliverPolicy: "all",
-  });
+/**
+ * The orchestrator reads only the events it acts on: one durable consumer per subject filter, since
+ * nats-server 2.9 allows one filter per consumer. The agent, span and tool events that make up most of
+ * the stream never reach it.
+ */
+const WATCHED = [
+  { durable: "orchestrator-user", type: "user.>" },
+  { durable: "orchestrator-idle", type: "session.status_idle" },
+  { durable: "orchestrator-updated", type: "session.updated" },
+  { durable: "orchestrator-terminated", type: "session.status_terminated" },
+] as const;
+
+export function eventsConsumers(bus: Bus) {
+  return WATCHED.map(({ durable, type }) =>
+    withConsumer(bus.catalog.events, {
+      durable,
+      filterSubject: `${bus.subjects.prefix}.evt.*.*.${type}`,
+      ackWaitMs: 30_000,
+      maxDeliver: 10,
+      deliverPolicy: "all",
+    }),
+  );
 }
 
 /**
- * Follows the committed events of every session through one durable consumer shared by all
- * orchestrator replicas. Each decision re-reads the session from Postgres, so a late, repeated or
+ * Follows the committed events of every session that can change what it needs, through durable
+ * consumers shared by all orchestrator replicas. Each decision re-reads the session from Postgres, so a late, repeated or
  * reordered delivery can only lead to the same decision.
  */
 export function watchSessions(deps: {
@@ -43,30 +55,31 @@ export function watchSessions(deps: {
   signal: AbortSignal;
 }): Promise<void> {
   const { db, bus, log } = deps;
-  return bus.consume(
-    eventsConsumer(bus),
-    async ({ data: event, subject, deliveryCount }) => {
-      const tenantId = subject.split(".")[bus.subjects.prefix.split(".").length + 1];
-      if (tenantId === undefined) return;
-      const target = { tenantId, sessionId: event.session_id };
-      if (event.type === "user.interrupt") {
-        if (await applyIdleInterrupt(db, target))
-          log.info({ session_id: event.session_id }, "interrupt applied to idle session");
-        return;
-      }
-      if (event.type === "session.status_terminated") {
-        await releaseSandbox({ db, sandbox: deps.sandbox, log }, target, deliveryCount);
-        return;
-      }
-      if (!WAKE_TRIGGERS.has(event.type)) return;
-      const wake = await scheduleIfNeeded(db, bus, target);
-      if (wake)
-        log.info({ session_id: wake.session_id, wake_id: wake.id, reason: wake.reason }, "wake queued");
-    },
-    {
-      concurrency: deps.concurrency,
-      signal: deps.signal,
-      onError: (err) => log.warn({ err }, "events consumer recovered from an error"),
-    },
-  );
+  const handle: ConsumeHandler<SessionEvent> = async ({ data: event, subject, deliveryCount }) => {
+    const tenantId = subject.split(".")[bus.subjects.prefix.split(".").length + 1];
+    if (tenantId === undefined) return;
+    const target = { tenantId, sessionId: event.session_id };
+    if (event.type === "user.interrupt") {
+      if (await applyIdleInterrupt(db, target))
+        log.info({ session_id: event.session_id }, "interrupt applied to idle session");
+      return;
+    }
+    if (event.type === "session.status_terminated") {
+      await releaseSandbox({ db, sandbox: deps.sandbox, log }, target, deliveryCount);
+      return;
+    }
+    if (!WAKE_TRIGGERS.has(event.type)) return;
+    const wake = await scheduleIfNeeded(db, bus, target);
+    if (wake) log.info({ session_id: wake.session_id, wake_id: wake.id, reason: wake.reason }, "wake queued");
+  };
+  return Promise.all(
+    eventsConsumers(bus).map((consumer) =>
+      bus.consume(consumer, handle, {
+        concurrency: deps.concurrency,
+        signal: deps.signal,
+        onError: (err) =>
+          log.warn({ err, consumer: consumer.consumer?.durable }, "events consumer recovered from an error"),
+      }),
+    ),
+  ).then(() => undefined);
 }
