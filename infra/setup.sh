@@ -19,3 +19,6 @@ bash infra/docker-engine.sh
 
 step "sandbox base image"
 bash infra/sandbox-image.sh
+
+step "NATS test image (testcontainers)"
+bash infra/nats-image.sh

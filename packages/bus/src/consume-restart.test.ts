@@ -8,7 +8,7 @@ let server: NatsServer;
 let bus: Bus;
 
 beforeAll(async () => {
-  server = await startNatsServer({ jetstream: true });
+  server = await startNatsServer();
   bus = await openTestBus({}, server.url);
 });
 

@@ -176,7 +176,7 @@ describe("outbox relay", () => {
   });
 
   it("loses and duplicates nothing across a NATS restart", async () => {
-    server = await startNatsServer({ jetstream: true });
+    server = await startNatsServer();
     bus = await openTestBus({}, server.url);
     const relay = startRelay(bus, { retry: { initialMs: 50, maxMs: 500 } });
     const writing = writeSessions(10, 60, 10);

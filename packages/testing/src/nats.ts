@@ -1,13 +1,17 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type JetStreamManager, streamNamePrefix } from "@wakeloop/bus";
+import {
+  BoundPorts,
+  type ContainerRuntimeClient,
+  GenericContainer,
+  getContainerRuntimeClient,
+  ImageName,
+  RandomPortGenerator,
+  Wait,
+} from "testcontainers";
 
 const DEFAULT_NATS_URL = "nats://127.0.0.1:4222";
-const NATS_SERVER = "/usr/sbin/nats-server";
 
 /** The shared test NATS (`WL_TEST_NATS_URL`; test tooling may read the environment, packages may not). */
 export function testNatsUrl(): string {
@@ -30,94 +34,78 @@ export async function cleanupPrefix(jsm: JetStreamManager, prefix: string): Prom
 export interface NatsServer {
   url: string;
   port: number;
-  /** Stops the server and deletes its store. */
+  /** Stops the server and removes its container, store included. */
   stop(): Promise<void>;
   /**
-   * Stops the server (SIGTERM unless told otherwise), stays down `downMs`, then starts it again on the
-   * same port with the same store, as an operator's restart would.
+   * Stops the server (SIGTERM unless told otherwise), stays down `downMs`, then starts the same container
+   * again on the same host port with the same store, as an operator's restart would.
    */
   restart(options?: { downMs?: number; signal?: NodeJS.Signals }): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
+/** The image infra/nats-image.sh builds: the nats-server series the shared NATS runs. */
+export const NATS_IMAGE = "wakeloop-nats:2.9";
+/**
+ * Each container of startNatsServer carries it, valued with its host port, so one a killed test run left
+ * behind can be found (`docker ps -a --filter label=wakeloop.test.nats`).
+ */
+export const NATS_CONTAINER_LABEL = "wakeloop.test.nats";
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-    socket.connect(port, "127.0.0.1");
-  });
-}
+const SETUP = "bash infra/docker-engine.sh && bash infra/nats-image.sh";
+const READY = "Server is ready";
+const STARTUP_MS = 10_000;
 
-async function waitUntilAccepting(port: number, child: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}:\n${log()}`);
-    if (await accepts(port)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+async function requireNatsImage(): Promise<ContainerRuntimeClient> {
+  let client: ContainerRuntimeClient;
+  try {
+    client = await getContainerRuntimeClient();
+  } catch (cause) {
+    throw new Error(`Docker is not reachable. Start it and build the NATS image with: ${SETUP}`, { cause });
   }
-  throw new Error(`nats-server did not listen on ${port} within 10 s:\n${log()}`);
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once("exit", () => resolve()));
+  // Checked here because testcontainers would otherwise try to pull it, and nothing can be pulled.
+  if (!(await client.image.exists(ImageName.fromString(NATS_IMAGE)))) {
+    throw new Error(`The image ${NATS_IMAGE} is missing. Build it with: ${SETUP}`);
+  }
+  return client;
 }
 
 /**
- * A private nats-server process for tests that break the server (restart it, take it away). Never the
- * shared one: other test files rely on that staying up.
+ * A private NATS JetStream server in a container (testcontainers), for tests that break the server:
+ * restart it, take it away. Never the shared one: other test files rely on that staying up.
  */
-export async function startNatsServer(options: { jetstream?: boolean } = {}): Promise<NatsServer> {
-  const port = await freePort();
-  const storeDir = await mkdtemp(join(tmpdir(), "wl-nats-"));
-  const args = ["-a", "127.0.0.1", "-p", String(port)];
-  if (options.jetstream ?? true) args.push("-js", "-sd", storeDir);
-  let output = "";
-  let child: ChildProcess;
+export async function startNatsServer(): Promise<NatsServer> {
+  const client = await requireNatsImage();
+  // Fixed, because Docker maps a fresh random host port each time a container starts again.
+  const port = await new RandomPortGenerator().generatePort();
+  const container = await new GenericContainer(NATS_IMAGE)
+    .withCommand(["-js", "-sd", "/data", "-p", "4222"])
+    .withExposedPorts({ container: 4222, host: port })
+    .withLabels({ [NATS_CONTAINER_LABEL]: String(port) })
+    // The image has no shell for the default port check; the server's own log says when it serves.
+    .withWaitStrategy(Wait.forLogMessage(READY))
+    .withStartupTimeout(STARTUP_MS)
+    // No Ryuk reaper: its image would have to be pulled. stop() removes the container instead.
+    .withAutoCleanup(false)
+    .start();
+  const docker = client.container.getById(container.getId());
 
-  const launch = async () => {
-    output = "";
-    child = spawn(NATS_SERVER, args, { stdio: ["ignore", "ignore", "pipe"] });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4_000);
-    });
-    await waitUntilAccepting(port, child, () => output);
-  };
-  const halt = async (signal: NodeJS.Signals) => {
-    const stopped = exited(child);
-    child.kill(signal);
-    await stopped;
-  };
-
-  await launch();
   return {
-    url: `nats://127.0.0.1:${port}`,
+    url: `nats://${container.getHost()}:${port}`,
     port,
     async stop() {
-      await halt("SIGTERM");
-      await rm(storeDir, { recursive: true, force: true });
+      await container.stop({ remove: true, removeVolumes: true });
     },
     async restart({ downMs = 0, signal = "SIGTERM" } = {}) {
-      await halt(signal);
-      await new Promise((resolve) => setTimeout(resolve, downMs));
-      await launch();
+      // testcontainers' own restart() is `docker restart`: neither a chosen signal nor a time down.
+      await docker.kill({ signal });
+      await docker.wait();
+      await sleep(downMs);
+      await client.container.start(docker);
+      const { State } = await client.container.inspect(docker);
+      // Only log lines of this start count: the earlier runs' lines stay in the container's log.
+      await Wait.forLogMessage(READY)
+        .withStartupTimeout(STARTUP_MS)
+        .waitUntilReady(docker, new BoundPorts(), new Date(State.StartedAt));
     },
   };
 }
