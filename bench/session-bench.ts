@@ -156,7 +156,7 @@ export interface SessionBenchResult {
 export async function runSessionBench(options: { quick?: boolean } = {}): Promise<SessionBenchResult> {
   const scale = options.quick ? 0.2 : 1;
   const n = (value: number) => Math.max(5, Math.round(value * scale));
-  const workerEnv = { WORKER_SLOTS: "32" };
+  const workerEnv = { WORKER_SLOTS: "32", MAX_MODEL_REQUESTS_PER_WAKE: "1000" };
 
   const one = await Platform.start({ workers: 1, script: benchScript(), workerEnv });
   let result: Omit<SessionBenchResult, "wakes"> & { wakes: Partial<SessionBenchResult["wakes"]> };

@@ -17,7 +17,9 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082 })
     LEASE_TTL_MS: count(1_000, 15_000).describe(
       "A wake whose worker stops renewing for this long is rescheduled; renewed every third of it",
     ),
-    MAX_MODEL_REQUESTS_PER_WAKE: count(1, 50).describe("A wake yields after this many model requests"),
+    MAX_MODEL_REQUESTS_PER_WAKE: count(1, 200).describe(
+      "A runaway guard: a wake that made this many model requests ends its turn (loop detection stops most loops first)",
+    ),
     MODEL_MAX_RETRIES: count(0, 4).describe(
       "Retries of one model request on overload, rate limits and failures",
     ),
