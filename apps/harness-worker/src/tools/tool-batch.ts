@@ -112,23 +112,20 @@ export function planModelCalls(
     if (loop.verdict === "stop") plan.stop ??= loop.message;
     // The environment's exec policy joins the tool's permission: its ask pauses, its deny rejects.
     const exec = tool && execApproval(ctx.view.environment?.spec.config ?? null, tool, call.input);
-    if (
-      planned.status === "rejected" ||
-      tool === undefined ||
-      inputError !== undefined ||
-      exec?.verdict === "deny" ||
-      (loop.verdict !== "ok" && loop.verdict !== "warn")
-    ) {
-      const message =
-        inputError !== undefined
-          ? `the arguments for ${call.name} were not a JSON object (${inputError}); call the tool again with valid JSON`
-          : planned.status === "rejected"
-            ? planned.error.message
+    const rejection =
+      inputError !== undefined
+        ? `the arguments for ${call.name} were not a JSON object (${inputError}); call the tool again with valid JSON`
+        : planned.status === "rejected"
+          ? planned.error.message
+          : tool === undefined
+            ? `unknown tool "${call.name}"`
             : exec?.verdict === "deny"
               ? `The command was not run: ${exec.reason}.`
               : loop.verdict === "block" || loop.verdict === "stop"
                 ? loop.message
-                : `unknown tool "${call.name}"`;
+                : null;
+    if (rejection !== null || tool === undefined) {
+      const message = rejection ?? `unknown tool "${call.name}"`;
       plan.announce.push({
         id: call.id,
         type: "agent.tool_use",
@@ -262,21 +259,39 @@ export async function resumeCalls(ctx: ToolContext): Promise<WriteInput> {
   return resultsInOrder(order, outcomes);
 }
 
-/** The session's finished tool calls, oldest first, as loop detection reads them (invariant 6). */
+interface LoopHistory {
+  /** Events of the view already folded in. */
+  seen: number;
+  calls: Map<string, { name: string; input: unknown }>;
+  records: LoopCallRecord[];
+}
+const loopHistories = new WeakMap<SessionView, LoopHistory>();
+
+/**
+ * The session's finished tool calls, oldest first, as loop detection reads them (invariant 6). Kept per
+ * wake and extended with the events committed since the last step, so each call is hashed once.
+ */
 function finishedCalls(view: SessionView): LoopCallRecord[] {
-  const calls = new Map<string, { name: string; input: unknown }>();
-  const records: LoopCallRecord[] = [];
-  for (const event of view.events) {
-    if (event.type === "agent.tool_use") calls.set(event.id, { name: event.name, input: event.input });
-    else if (event.type === "agent.tool_result") {
-      const call = calls.get(event.tool_use_id);
-      if (call)
-        records.push(
+  let history = loopHistories.get(view);
+  if (history === undefined) {
+    history = { seen: 0, calls: new Map(), records: [] };
+    loopHistories.set(view, history);
+  }
+  const { events } = view;
+  for (; history.seen < events.length; history.seen++) {
+    const event = events[history.seen];
+    if (event?.type === "agent.tool_use")
+      history.calls.set(event.id, { name: event.name, input: event.input });
+    else if (event?.type === "agent.tool_result") {
+      const call = history.calls.get(event.tool_use_id);
+      if (call) {
+        history.records.push(
           loopCallRecord(call.name, call.input, { content: event.content, is_error: event.is_error }),
         );
+      }
     }
   }
-  return records;
+  return history.records;
 }
 
 function resultsInOrder(callIds: readonly string[], outcomes: ReadonlyMap<string, ToolOutcome>): WriteInput {
