@@ -6,6 +6,7 @@ import { requireSession } from "../sessions/session-store";
 import { signalWorker } from "../sessions/signal-worker";
 import { idempotencyClaim } from "./idempotency";
 import { postUserEvents } from "./post-user-events";
+import { publishCommitted } from "./publish-committed";
 
 export function eventRoutes({ db, bus, clock }: RouteDeps): Route[] {
   return [
@@ -42,7 +43,10 @@ export function eventRoutes({ db, bus, clock }: RouteDeps): Route[] {
           now: clock.now(),
         });
         if (result.replayed) reply.header("idempotent-replayed", "true");
-        else signalWorker(bus, result.events, log);
+        else {
+          publishCommitted(bus, principal.tenantId, result.events, log);
+          signalWorker(bus, result.events, log);
+        }
         return { events: result.events };
       },
     }),
