@@ -21,6 +21,18 @@ export const OrchestratorEnv = serviceEnv({ healthPort: 9081 }).extend({
     .min(1)
     .default(3)
     .describe("Workers a wake may lose before the session idles with retries_exhausted"),
+  IDEMPOTENCY_KEY_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(60_000)
+    .default(24 * 3_600_000)
+    .describe("How long a client may retry a POST with the same Idempotency-Key and get the recorded answer"),
+  RETENTION_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(300_000)
+    .describe("How often expired records (idempotency keys) are deleted"),
   WAKE_REPUBLISH_AFTER_MS: z.coerce
     .number()
     .int()

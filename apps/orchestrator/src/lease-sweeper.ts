@@ -2,6 +2,7 @@ import type { Bus } from "@wakeloop/bus";
 import { appendInTx, type Database, expiredLeases, requeueWake, type WakeRow } from "@wakeloop/db";
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
+import { runEvery } from "./periodic";
 import { publishWakeJob } from "./wake-scheduler";
 
 export interface SweeperOptions {
@@ -115,26 +116,11 @@ async function recoverWake(
 }
 
 /** Runs `sweepOnce` every `intervalMs` until the signal aborts. */
-export async function runSweeper(
+export function runSweeper(
   deps: { db: Kysely<Database>; bus: Bus; log: Logger },
   options: SweeperOptions & { intervalMs: number; signal: AbortSignal },
 ): Promise<void> {
-  while (!options.signal.aborted) {
-    try {
-      await sweepOnce(deps, options, new Date());
-    } catch (err) {
-      deps.log.warn({ err }, "lease sweep failed; trying again next interval");
-    }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, options.intervalMs);
-      options.signal.addEventListener(
-        "abort",
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
-    });
-  }
+  return runEvery("lease sweep", options.intervalMs, options.signal, deps.log, async () => {
+    await sweepOnce(deps, options, new Date());
+  });
 }

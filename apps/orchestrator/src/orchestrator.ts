@@ -5,12 +5,14 @@ import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import type { OrchestratorConfig } from "./config";
 import { runSweeper } from "./lease-sweeper";
+import { runEvery } from "./periodic";
+import { expireIdempotencyKeys } from "./retention";
 import { eventsConsumers, watchSessions } from "./session-watcher";
 
 /**
- * Starts the orchestrator's three loops: the outbox relay (committed events → JetStream), the session
- * watcher (events → wakes, terminated sessions → sandbox released) and the lease sweeper (crashed wakes → rescheduled). `stop` ends all three
- * after the work in hand.
+ * Starts the orchestrator's loops: the outbox relay (committed events → JetStream), the session watcher
+ * (events → wakes, terminated sessions → sandbox released), the lease sweeper (crashed wakes →
+ * rescheduled) and retention (expired idempotency keys). `stop` ends them after the work in hand.
  */
 export async function startOrchestrator(deps: {
   db: Kysely<Database>;
@@ -50,6 +52,10 @@ export async function startOrchestrator(deps: {
         signal: stopping.signal,
       },
     ),
+    runEvery("retention", config.RETENTION_INTERVAL_MS, stopping.signal, log, async () => {
+      const expired = await expireIdempotencyKeys(db, new Date(), config.IDEMPOTENCY_KEY_TTL_MS);
+      if (expired > 0) log.info({ expired }, "expired idempotency keys deleted");
+    }),
   ]);
   return {
     async stop() {
