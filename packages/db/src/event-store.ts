@@ -72,24 +72,26 @@ export async function appendInTx(trx: Transaction<Database>, input: AppendInput)
   let state = readSessionState(session.state);
   for (const event of events) state = reduceSessionState(state, event);
 
-  if (events.some((event) => event.type === "span.model_request_start")) {
-    // Messages committed before this append are consumed by the model request; those inside the
-    // batch were stamped in assignEnvelopes. All share `now`, the request's created_at.
-    await trx
-      .updateTable("session_events")
-      .set({ processed_at: now })
-      .where("session_id", "=", input.sessionId)
-      .where("type", "=", "user.message")
-      .where("processed_at", "is", null)
-      .where("seq", "<=", session.last_seq)
-      .execute();
-  }
+  // Messages committed before this append are consumed by a model request in it (those inside the batch
+  // were stamped in assignEnvelopes); all share `now`, the request's created_at. Seq 0 stamps nothing.
+  const consumedUpTo = events.some((event) => event.type === "span.model_request_start")
+    ? session.last_seq
+    : 0;
 
   const headers = JSON.stringify(input.traceHeaders ?? {});
   try {
-    // One statement (data-modifying CTEs) for events, outbox and projection: one round trip while
-    // the session row is locked, which is what bounds a busy session's append rate.
+    // One statement (data-modifying CTEs) for events, outbox, consumed messages and projection: one
+    // round trip while the session row is locked, which is what bounds a busy session's append rate.
     await trx
+      .with("consumed_messages", (db) =>
+        db
+          .updateTable("session_events")
+          .set({ processed_at: now })
+          .where("session_id", "=", input.sessionId)
+          .where("type", "=", "user.message")
+          .where("processed_at", "is", null)
+          .where("seq", "<=", consumedUpTo),
+      )
       .with("inserted_events", (db) =>
         db.insertInto("session_events").values(
           committed.map(({ event, payload }) => ({
