@@ -50,7 +50,9 @@ describe("leases", () => {
       acquireLease(testDb.db, { ...lease, workerId: "worker-a" }),
       acquireLease(testDb.db, { ...lease, workerId: "worker-b" }),
     ]);
-    expect([a, b].filter((won) => won !== null)).toEqual([{ epoch: 1, events: [] }]);
+    expect([a, b].filter((won) => won !== null)).toMatchObject([
+      { epoch: 1, events: [], session: { lease_epoch: 1 } },
+    ]);
     expect(await acquireLease(testDb.db, { ...lease, workerId: "worker-c" })).toBeNull();
     expect((await getSession(testDb.db, seeded.tenantId, sessionId))?.lease_epoch).toBe(1);
     expect(await wake(wakeId)).toMatchObject({
@@ -74,6 +76,10 @@ describe("leases", () => {
     const events = [{ type: "session.status_running" as const }];
     const won = await acquireLease(testDb.db, { ...lease, workerId: "worker-a", events });
     expect(won?.events).toMatchObject([{ type: "session.status_running", seq: 1, wake_id: wakeId }]);
+    // The returned session is what a fresh read gives.
+    expect(JSON.stringify(won?.session)).toBe(
+      JSON.stringify(await getSession(testDb.db, seeded.tenantId, sessionId)),
+    );
     expect(await acquireLease(testDb.db, { ...lease, workerId: "worker-b", events })).toBeNull();
     expect((await getSession(testDb.db, seeded.tenantId, sessionId))?.last_seq).toBe(1);
   });
@@ -88,7 +94,7 @@ describe("leases", () => {
       workerId: "stalled",
       ttlMs: 1,
     });
-    expect(held).toEqual({ epoch: 1, events: [] });
+    expect(held).toMatchObject({ epoch: 1, events: [] });
     await sleep(20);
 
     const expired = await expiredLeases(testDb.db, new Date(Date.now() + 1_000));
@@ -118,7 +124,7 @@ describe("leases", () => {
       workerId: "fresh",
       ttlMs: 30_000,
     });
-    expect(next).toEqual({ epoch: 3, events: [] });
+    expect(next).toMatchObject({ epoch: 3, events: [] });
     expect(await finishWake(testDb.db, { tenantId, wakeId, epoch: 3, status: "completed" })).toBe(true);
     expect(await wake(wakeId)).toMatchObject({ status: "completed", attempt: 2, lease_expires_at: null });
   });

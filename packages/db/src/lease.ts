@@ -1,7 +1,9 @@
 import type { SessionEvent } from "@wakeloop/contracts";
 import { WakeloopError } from "@wakeloop/contracts";
+import { reduceSessionState } from "@wakeloop/session-core";
 import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
 import type { Database, WakeRow, WakeStatus } from "./database";
+import { type SessionRow, sessionFromRow } from "./event-rows";
 import { appendInTx, type NewEvent } from "./event-store";
 
 /*
@@ -44,18 +46,19 @@ export interface AcquireLeaseInput {
 export function acquireLease(
   db: Kysely<Database>,
   input: AcquireLeaseInput,
-): Promise<{ epoch: number; events: SessionEvent[] } | null> {
+): Promise<{ epoch: number; events: SessionEvent[]; session: SessionRow } | null> {
   const expiresAt = expiresIn(input.ttlMs);
   return db.transaction().execute(async (trx) => {
-    const session = await trx
+    const row = await trx
       .selectFrom("sessions")
-      .select("lease_epoch")
+      .selectAll()
       .where("tenant_id", "=", input.tenantId)
       .where("id", "=", input.sessionId)
       .forUpdate()
       .executeTakeFirst();
-    if (session === undefined) return null;
-    const epoch = session.lease_epoch + 1;
+    if (row === undefined) return null;
+    const before = sessionFromRow(row);
+    const epoch = before.lease_epoch + 1;
     const wake = await trx
       .updateTable("wakes")
       .set({
@@ -81,7 +84,22 @@ export function acquireLease(
           fence: epoch,
         })
       : [];
-    return { epoch, events };
+    // The session as this transaction leaves it, so the wake needs no read of its own to start.
+    const state = events.reduce(reduceSessionState, before.state);
+    const last = events.at(-1);
+    const updatedAt = last === undefined ? before.updated_at : new Date(last.created_at);
+    return {
+      epoch,
+      events,
+      session: {
+        ...before,
+        lease_epoch: epoch,
+        state,
+        status: state.status,
+        last_seq: state.last_seq,
+        updated_at: updatedAt,
+      },
+    };
   });
 }
 

@@ -1,18 +1,13 @@
 import { AgentSpec, EnvironmentSpec, type SessionEvent, WakeloopError } from "@wakeloop/contracts";
-import { type Database, getSession, readEvents, readJson } from "@wakeloop/db";
+import { type Database, readEvents, readJson, type SessionRow } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import { SessionView } from "./session-view";
 
 const PAGE = 1_000;
 
-/** Reads what a wake needs from Postgres: session, pinned agent version, environment, full history. */
-export async function loadSession(
-  db: Kysely<Database>,
-  tenantId: string,
-  sessionId: string,
-): Promise<SessionView> {
-  const session = await getSession(db, tenantId, sessionId);
-  if (session === null) throw new WakeloopError("session_not_found", `session ${sessionId} does not exist`);
+/** Reads what a wake needs besides its session row: the pinned agent version, environment and history. */
+export async function loadSession(db: Kysely<Database>, session: SessionRow): Promise<SessionView> {
+  const { tenant_id: tenantId, id: sessionId } = session;
   // Events committed after the session row was read are picked up by the wake's next write.
   const state = session.state;
   const [version, environment, events] = await Promise.all([

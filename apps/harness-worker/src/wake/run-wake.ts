@@ -106,7 +106,7 @@ async function leasedWake(
     if (message.type === "interrupt") interrupt.abort(new Error("interrupted"));
   });
   try {
-    const view = await loadSession(db, job.tenant_id, job.session_id);
+    const view = await loadSession(db, lease.session);
     span.updateName(`invoke_agent ${view.agent.name}`);
     span.setAttribute(ATTR_GEN_AI_AGENT_NAME, view.agent.name);
     const writer = new WakeWriter(db, view, { id: job.wake_id, epoch: lease.epoch, traceId });
