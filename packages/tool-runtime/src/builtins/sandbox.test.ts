@@ -1,0 +1,28 @@
+import { SandboxToolName, ToolDefinition } from "@wakeloop/contracts";
+import { describe, expect, it } from "vitest";
+import { sandboxTools } from "./sandbox";
+
+describe("sandbox tool definitions", () => {
+  it("define every sandbox tool once, as a valid definition run by the sandbox once it is ready", () => {
+    expect(sandboxTools.map((tool) => tool.name).sort()).toEqual([...SandboxToolName.options].sort());
+    for (const tool of sandboxTools) {
+      expect(ToolDefinition.safeParse(tool).error?.issues ?? [], tool.name).toEqual([]);
+      expect(tool).toMatchObject({
+        executor: "sandbox",
+        availability: ["sandbox.ready"],
+        ownership: "managed",
+      });
+      expect(tool.inputSchema.type, tool.name).toBe("object");
+    }
+  });
+
+  it("asks before the writable shells run and lets the inspection hand run", () => {
+    const policy = Object.fromEntries(sandboxTools.map((tool) => [tool.name, tool.permissionPolicy]));
+    expect(policy).toMatchObject({
+      shell_run: "always_ask",
+      shell_exec: "always_ask",
+      bash: "always_allow",
+      read: "always_allow",
+    });
+  });
+});
