@@ -131,11 +131,6 @@ export function viewAnthropicRequest(body: unknown): ParsedRequest {
           ];
         }),
   );
-  const lastUserText =
-    messages
-      .filter((message) => message.role === "user")
-      .map((message) => textOf(message.content))
-      .findLast((text) => text.length > 0) ?? "";
   return {
     ok: true,
     view: {
@@ -143,11 +138,23 @@ export function viewAnthropicRequest(body: unknown): ParsedRequest {
       model: parsed.data.model,
       stream: parsed.data.stream === true,
       includeUsage: false,
-      lastUserText,
+      lastUserText: lastUserText(messages),
       toolResults,
       promptChars: promptChars(body),
     },
   };
+}
+
+/** Text of the latest user message that has any; "" when none. */
+function lastUserText(
+  messages: ReadonlyArray<{ role: string; content?: Blocks }>,
+): string {
+  return (
+    messages
+      .filter((message) => message.role === "user")
+      .map((message) => textOf(message.content))
+      .findLast((text) => text.length > 0) ?? ""
+  );
 }
 
 export function viewOpenAIRequest(body: unknown): ParsedRequest {
@@ -173,11 +180,6 @@ export function viewOpenAIRequest(body: unknown): ParsedRequest {
         ]
       : [],
   );
-  const lastUserText =
-    messages
-      .filter((message) => message.role === "user")
-      .map((message) => textOf(message.content))
-      .findLast((text) => text.length > 0) ?? "";
   return {
     ok: true,
     view: {
@@ -185,7 +187,7 @@ export function viewOpenAIRequest(body: unknown): ParsedRequest {
       model: parsed.data.model,
       stream: parsed.data.stream === true,
       includeUsage: parsed.data.stream_options?.include_usage === true,
-      lastUserText,
+      lastUserText: lastUserText(messages),
       toolResults,
       promptChars: promptChars(body),
     },
