@@ -146,9 +146,7 @@ export function viewAnthropicRequest(body: unknown): ParsedRequest {
 }
 
 /** Text of the latest user message that has any; "" when none. */
-function lastUserText(
-  messages: ReadonlyArray<{ role: string; content?: Blocks }>,
-): string {
+function lastUserText(messages: ReadonlyArray<{ role: string; content?: Blocks }>): string {
   return (
     messages
       .filter((message) => message.role === "user")
