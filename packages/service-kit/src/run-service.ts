@@ -3,6 +3,7 @@ import { WakeloopError } from "@wakeloop/contracts";
 import { createDb, type Database, redactUrl } from "@wakeloop/db";
 import { createLogger, type Logger, startTelemetry, type Telemetry } from "@wakeloop/telemetry";
 import { type Kysely, sql } from "kysely";
+import { configSecrets } from "./config-secrets";
 import { withDeadline } from "./deadline";
 import { type HealthServer, startHealthServer } from "./health-server";
 import type { ServiceConfig } from "./service-env";
@@ -38,7 +39,8 @@ const PROBE_TIMEOUT_MS = 1_000;
  */
 export async function runService<C extends ServiceConfig>(options: RunServiceOptions<C>): Promise<void> {
   const { name, config } = options;
-  const log = createLogger({ service: name, level: config.LOG_LEVEL });
+  const secrets = configSecrets(config);
+  const log = createLogger({ service: name, level: config.LOG_LEVEL, secrets });
   exitOnCrash(log);
 
   let phase: "starting" | "running" | "stopping" = "starting";
@@ -74,6 +76,7 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
       serviceName: name,
       otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
       db,
+      secrets,
     });
     const bus = await connectBus({ servers: config.NATS_URL, prefix: config.WL_SUBJECT_PREFIX, name });
     const stoppable = await options.start({ name, config, log, db, bus, tracer: telemetry.tracer });

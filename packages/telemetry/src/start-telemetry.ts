@@ -9,6 +9,8 @@ import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import type { Database } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import { PostgresSpanExporter } from "./postgres-span-exporter";
+import { scrubbingExporter } from "./scrubbing-exporter";
+import { createSecretScrubber } from "./secret-scrubber";
 
 export interface StartTelemetryOptions {
   serviceName: string;
@@ -17,6 +19,8 @@ export interface StartTelemetryOptions {
   /** Where spans are persisted; every service passes its database so traces need no backend. */
   db?: Kysely<Database>;
   resourceAttributes?: Attributes;
+  /** Values that must never be exported (the process's configured keys and passwords). */
+  secrets?: readonly string[];
 }
 
 export interface Telemetry {
@@ -36,17 +40,18 @@ const POSTGRES_EXPORT_DELAY_MS = 1_000;
  * spans that matter explicitly, and loading instrumentations slows every start-up.
  */
 export function startTelemetry(options: StartTelemetryOptions): Telemetry {
+  const scrub = createSecretScrubber(options.secrets);
   const spanProcessors: SpanProcessor[] = [];
   if (options.db !== undefined) {
     spanProcessors.push(
-      new BatchSpanProcessor(new PostgresSpanExporter(options.db), {
+      new BatchSpanProcessor(scrubbingExporter(new PostgresSpanExporter(options.db), scrub), {
         scheduledDelayMillis: POSTGRES_EXPORT_DELAY_MS,
       }),
     );
   }
   if (options.otlpEndpoint !== undefined) {
     const url = `${options.otlpEndpoint.replace(/\/+$/, "")}/v1/traces`;
-    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url })));
+    spanProcessors.push(new BatchSpanProcessor(scrubbingExporter(new OTLPTraceExporter({ url }), scrub)));
   }
 
   const sdk = new NodeSDK({

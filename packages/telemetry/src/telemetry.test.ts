@@ -22,6 +22,8 @@ let telemetry: Telemetry;
 /** Stands in for an OTLP/HTTP collector (Jaeger, an OTel collector): records what it is sent. */
 let collector: Server;
 const collected: { path: string; body: string }[] = [];
+/** A configured secret, as a provider key or a password would be. */
+const SECRET = "configured-secret-0123";
 
 beforeAll(async () => {
   collector = createServer((request, response) => {
@@ -41,6 +43,7 @@ beforeAll(async () => {
     serviceName: "telemetry-test",
     db: testDb.db,
     otlpEndpoint: `http://127.0.0.1:${port}/`,
+    secrets: [SECRET],
   });
 });
 
@@ -144,6 +147,33 @@ describe("spans persisted to Postgres", () => {
   });
 });
 
+describe("secrets in spans", () => {
+  it("are scrubbed from status messages, attributes and events before any exporter sees them", async () => {
+    const traceId = telemetry.tracer.startActiveSpan(
+      "chat leaky-provider",
+      { attributes: { [ATTR_WAKELOOP_TENANT_ID]: "ten_s", "error.body": `echo: ${SECRET}` } },
+      (span) => {
+        span.recordException(new Error(`upstream said Authorization: Bearer ${SECRET}`));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: `failed with ${SECRET}` });
+        span.end();
+        return span.spanContext().traceId;
+      },
+    );
+    await telemetry.flush();
+
+    const [row] = await testDb.db.selectFrom("spans").selectAll().where("trace_id", "=", traceId).execute();
+    expect(row?.status_message).toBe("failed with [redacted]");
+    expect(row?.attributes).toMatchObject({ "error.body": "echo: [redacted]" });
+    expect(JSON.stringify(row?.events)).toContain("Bearer [redacted]");
+    const sent = collected.filter((request) => request.body.includes(traceId));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.body).toContain("[redacted]");
+    for (const text of [JSON.stringify(row), ...sent.map((request) => request.body)]) {
+      expect(text).not.toContain(SECRET);
+    }
+  });
+});
+
 describe("OTLP export", () => {
   it("also sends spans to the OTLP endpoint's /v1/traces", async () => {
     const traceId = await tracedWake({ tenant: "ten_c", session: "ses_4", wake: "wak_4" });
@@ -156,7 +186,7 @@ describe("OTLP export", () => {
 });
 
 describe("logger", () => {
-  function capture() {
+  function capture(secrets: string[] = []) {
     const records: Record<string, unknown>[] = [];
     const destination = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -164,7 +194,10 @@ describe("logger", () => {
         done();
       },
     });
-    return { records, log: createLogger({ service: "telemetry-test", level: "debug", destination }) };
+    return {
+      records,
+      log: createLogger({ service: "telemetry-test", level: "debug", destination, secrets }),
+    };
   }
 
   it("stamps records with the active span's trace and span ids and the wake's ids", async () => {
@@ -195,5 +228,21 @@ describe("logger", () => {
       session_id: "ses_9",
       wake_id: "wak_9",
     });
+  });
+
+  it("never writes configured secrets, API keys or credential fields", () => {
+    const { records, log } = capture([SECRET]);
+    const apiKey = `wl_${"k".repeat(43)}`;
+
+    log.info({ headers: { authorization: `Bearer ${apiKey}` }, apiKey: "field-value" }, "request");
+    log.error({ err: new Error(`provider echoed ${SECRET}`) }, `rejected key ${apiKey}`);
+
+    const written = JSON.stringify(records);
+    expect(written).not.toContain(SECRET);
+    expect(written).not.toContain(apiKey);
+    expect(written).not.toContain("field-value");
+    expect(records[0]).toMatchObject({ headers: { authorization: "[redacted]" }, apiKey: "[redacted]" });
+    expect(records[1]).toMatchObject({ msg: "rejected key [redacted]" });
+    expect(JSON.stringify(records[1]?.err)).toContain("provider echoed [redacted]");
   });
 });
