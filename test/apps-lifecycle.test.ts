@@ -15,7 +15,7 @@ const started: AppProcess[] = [];
 
 function startApp(app: string, env: Record<string, string>): AppProcess {
   const service = new AppProcess(app, {
-    DATABASE_URL: testDb.url,
+    DATABASE_URL: testDb.appUrl,
     NATS_URL,
     WL_SUBJECT_PREFIX: `lifecycle_${randomBytes(4).toString("hex")}`,
     HEALTH_PORT: "0",
