@@ -69,6 +69,15 @@ describe("app lifecycle", () => {
     expect(service.records.some((record) => record.msg === "ready")).toBe(false);
   });
 
+  it("exits 1 when its database role bypasses row-level security (the owner's url)", async () => {
+    const service = startApp("memory-retrieval", { DATABASE_URL: testDb.url });
+    expect(await service.exitCode(EXIT_TIMEOUT_MS)).toBe(1);
+    expect(await service.record("start-up failed", 0)).toMatchObject({
+      level: "fatal",
+      err: { code: "database_role_bypasses_rls" },
+    });
+  });
+
   it("exits 1 with a logged reason when Postgres cannot be reached at start-up", async () => {
     const missing = new URL(testDb.url);
     missing.pathname = `/wl_missing_${randomBytes(4).toString("hex")}`;

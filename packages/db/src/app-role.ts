@@ -20,6 +20,16 @@ export interface AppRoleOptions {
 const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const DUPLICATE_OBJECT = "42710";
 
+/**
+ * True when the connection's role skips row-level security (a superuser or BYPASSRLS): a service
+ * connected so would serve every tenant's rows to a query that forgot its tenant.
+ */
+export async function roleBypassesRowSecurity(db: Kysely<Database>): Promise<boolean> {
+  const result = await sql<{ bypasses: boolean }>`
+    SELECT rolsuper OR rolbypassrls AS bypasses FROM pg_roles WHERE rolname = current_user`.execute(db);
+  return result.rows[0]?.bypasses ?? false;
+}
+
 /** Creates the role if it is missing and grants it what services need in this database. Idempotent. */
 export async function ensureAppRole(db: Kysely<Database>, options: AppRoleOptions): Promise<void> {
   if (!ROLE_NAME.test(options.name)) {

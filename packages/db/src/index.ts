@@ -1,4 +1,4 @@
-export { type AppRoleOptions, ensureAppRole } from "./app-role";
+export { type AppRoleOptions, ensureAppRole, roleBypassesRowSecurity } from "./app-role";
 export { type CreateDbOptions, createDb } from "./create-db";
 export type * from "./database";
 export { dropDatabase, dropRole, ensureDatabase, redactUrl } from "./database-admin";
