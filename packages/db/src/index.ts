@@ -19,7 +19,7 @@ export {
   requeueWake,
 } from "./lease";
 export { migrateToLatest } from "./migrator";
-export { isUniqueViolation } from "./pg-errors";
+export { isInsufficientPrivilege, isUniqueViolation } from "./pg-errors";
 export {
   type CreateSessionInput,
   createSession,

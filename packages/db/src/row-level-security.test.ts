@@ -1,7 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@wakeloop/testing";
-import { sql } from "kysely";
+import { Migrator, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAppRole } from "./app-role";
+import { createDb } from "./create-db";
+import { dropDatabase, ensureDatabase } from "./database-admin";
+import { MIGRATIONS } from "./migrations";
+import { migrateToLatest } from "./migrator";
 
 /*
  * Guards for migrations to come: a table with a tenant_id column that lacks forced row security and
@@ -60,5 +65,37 @@ describe("row-level security", () => {
       testDb.db,
     );
     expect(granted.rows[0]?.may).toBe(true);
+  });
+});
+
+describe("migration 0009 on a database in use", () => {
+  it("gives queued outbox rows their tenant and keeps every row valid under the new keys", async () => {
+    const server = new URL(testDb.url);
+    server.pathname = `/wl_test_upgrade_${randomBytes(6).toString("hex")}`;
+    const url = server.toString();
+    await ensureDatabase(url);
+    const db = createDb({ url, max: 1 });
+    try {
+      const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+      expect((await migrator.migrateTo("0007-tool-batches")).error).toBeUndefined();
+      for (const statement of [
+        "INSERT INTO tenants (id, name) VALUES ('tnt_1', 't')",
+        "INSERT INTO agents (id, tenant_id, name, latest_version) VALUES ('agent_1', 'tnt_1', 'a', 1)",
+        "INSERT INTO agent_versions (agent_id, version, tenant_id, spec) VALUES ('agent_1', 1, 'tnt_1', '{}')",
+        `INSERT INTO sessions (id, tenant_id, agent_id, agent_version, status, state)
+          VALUES ('sesn_1', 'tnt_1', 'agent_1', 1, 'idle', '{}')`,
+        `INSERT INTO session_events (session_id, seq, id, tenant_id, type, body, created_at)
+          VALUES ('sesn_1', 1, 'sevt_1', 'tnt_1', 'user.interrupt', '{}', now())`,
+        `INSERT INTO outbox (topic, msg_id, body) VALUES ('evt.tnt_1.sesn_1.user.interrupt', 'sevt_1', '{}')`,
+      ]) {
+        await sql.raw(statement).execute(db);
+      }
+      expect(await migrateToLatest(db)).toContain("0009-row-level-security");
+      const outbox = await sql<{ tenant_id: string }>`SELECT tenant_id FROM outbox`.execute(db);
+      expect(outbox.rows).toEqual([{ tenant_id: "tnt_1" }]);
+    } finally {
+      await db.destroy();
+      await dropDatabase(url);
+    }
   });
 });
