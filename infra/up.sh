@@ -11,13 +11,16 @@ state=.wakeloop
 mkdir -p "$state/logs" "$state/pids"
 bash infra/down.sh >/dev/null 2>&1 || true
 
-export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/wakeloop}"
+# Migrations and the tenant CLI use the owner; services connect as wakeloop_app, which row-level
+# security binds (packages/db/src/app-role.ts). The migrate step creates and grants that role.
+OWNER_DATABASE_URL="${OWNER_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/wakeloop}"
+export DATABASE_URL="${DATABASE_URL:-postgres://wakeloop_app@127.0.0.1:5432/wakeloop}"
 export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
 export PORT="${PORT:-8080}"
 FAKE_MODEL_PORT="${FAKE_MODEL_PORT:-4010}"
 
 printf '\n==> database migrations\n'
-npx tsx packages/db/src/migrate-cli.ts --url "$DATABASE_URL"
+npx tsx packages/db/src/migrate-cli.ts --url "$OWNER_DATABASE_URL" --app-role wakeloop_app
 
 start() { # name, log file, command...
   local name=$1
@@ -45,7 +48,7 @@ done
 echo "all services ready"
 
 if [ ! -s "$state/demo-key" ]; then
-  npx tsx apps/gateway/src/cli/create-tenant.ts --name demo --json |
+  npx tsx apps/gateway/src/cli/create-tenant.ts --name demo --json --database-url "$OWNER_DATABASE_URL" |
     node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).owner_key.key))' >"$state/demo-key"
 fi
 

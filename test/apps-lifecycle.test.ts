@@ -15,7 +15,7 @@ const started: AppProcess[] = [];
 
 function startApp(app: string, env: Record<string, string>): AppProcess {
   const service = new AppProcess(app, {
-    DATABASE_URL: testDb.url,
+    DATABASE_URL: testDb.appUrl,
     NATS_URL,
     WL_SUBJECT_PREFIX: `lifecycle_${randomBytes(4).toString("hex")}`,
     HEALTH_PORT: "0",
@@ -67,6 +67,15 @@ describe("app lifecycle", () => {
     expect(service.stderr).toMatch(/NATS_URL: .+/);
     expect(service.stderr).toMatch(/HEALTH_PORT: .+/);
     expect(service.records.some((record) => record.msg === "ready")).toBe(false);
+  });
+
+  it("exits 1 when its database role bypasses row-level security (the owner's url)", async () => {
+    const service = startApp("memory-retrieval", { DATABASE_URL: testDb.url });
+    expect(await service.exitCode(EXIT_TIMEOUT_MS)).toBe(1);
+    expect(await service.record("start-up failed", 0)).toMatchObject({
+      level: "fatal",
+      err: { code: "database_role_bypasses_rls" },
+    });
   });
 
   it("exits 1 with a logged reason when Postgres cannot be reached at start-up", async () => {

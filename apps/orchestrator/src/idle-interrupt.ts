@@ -1,5 +1,5 @@
 import { textContent } from "@wakeloop/contracts";
-import { appendInTx, type Database, type NewEvent, readSessionState } from "@wakeloop/db";
+import { appendInTx, type Database, type NewEvent, readSessionState, withTenant } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 
 export const INTERRUPTED_RESULT =
@@ -14,7 +14,7 @@ export async function applyIdleInterrupt(
   db: Kysely<Database>,
   target: { tenantId: string; sessionId: string },
 ): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return withTenant(db, target.tenantId, async (trx) => {
     const session = await trx
       .selectFrom("sessions")
       .select(["state"])

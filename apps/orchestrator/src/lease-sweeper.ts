@@ -1,5 +1,14 @@
 import type { Bus } from "@wakeloop/bus";
-import { appendInTx, type Database, expiredLeases, requeueWake, type WakeRow } from "@wakeloop/db";
+import {
+  appendInTx,
+  type Database,
+  type ExpiredLease,
+  expiredLeases,
+  requeueWake,
+  staleQueuedWakes,
+  type WakeRow,
+  withTenant,
+} from "@wakeloop/db";
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import { runEvery } from "./periodic";
@@ -44,14 +53,7 @@ export async function sweepOnce(
     }
   }
   let republished = 0;
-  const stale = await db
-    .selectFrom("wakes")
-    .selectAll()
-    .where("status", "=", "queued")
-    .where("due_at", "<", new Date(now.getTime() - options.republishQueuedAfterMs))
-    .orderBy("due_at")
-    .limit(100)
-    .execute();
+  const stale = await staleQueuedWakes(db, new Date(now.getTime() - options.republishQueuedAfterMs));
   for (const wake of stale) {
     // Same msg id as the first publish: JetStream drops it if that one is still known.
     await publishWakeJob(bus, wake);
@@ -62,12 +64,11 @@ export async function sweepOnce(
 
 async function recoverWake(
   db: Kysely<Database>,
-  expired: WakeRow,
+  expired: ExpiredLease,
   maxAttempts: number,
 ): Promise<WakeRow | null> {
-  if (expired.lease_epoch === null) return null;
   const expectedEpoch = expired.lease_epoch;
-  return db.transaction().execute(async (trx) => {
+  return withTenant(db, expired.tenant_id, async (trx) => {
     const target = { tenantId: expired.tenant_id, sessionId: expired.session_id };
     if (expired.attempt >= maxAttempts) {
       // Session row first, then the wake row: the lock order every writer follows.

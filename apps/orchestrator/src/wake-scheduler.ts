@@ -1,5 +1,5 @@
 import type { Bus } from "@wakeloop/bus";
-import { type Database, getSession, openWake, type WakeRow } from "@wakeloop/db";
+import { type Database, getSession, openWake, type QueuedWakeJob, type WakeRow } from "@wakeloop/db";
 import { wakeReason } from "@wakeloop/session-core";
 import type { Kysely } from "kysely";
 
@@ -8,7 +8,7 @@ export function wakeJobMsgId(wake: Pick<WakeRow, "id" | "attempt">): string {
   return `${wake.id}:${wake.attempt}`;
 }
 
-export async function publishWakeJob(bus: Bus, wake: WakeRow): Promise<void> {
+export async function publishWakeJob(bus: Bus, wake: QueuedWakeJob): Promise<void> {
   await bus.publish(
     bus.catalog.wakes,
     [wake.tenant_id, wake.session_id],

@@ -62,6 +62,7 @@ async function writeSession(
     await db
       .insertInto("outbox")
       .values({
+        tenant_id: "tnt_1",
         topic: `evt.tnt_1.${session}.${event.type}`,
         msg_id: event.id,
         body: JSON.stringify(event),

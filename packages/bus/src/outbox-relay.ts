@@ -160,13 +160,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         locked: boolean;
       }>`SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) AS locked`.execute(trx);
       if (!lock.rows[0]?.locked) return { count: 0 };
-      const rows = await trx
-        .selectFrom("outbox")
-        .select(["id", "topic", "msg_id", "body", "headers"])
-        .select(sql<number>`(extract(epoch FROM clock_timestamp() - created_at) * 1000)::float8`.as("age_ms"))
-        .orderBy("id")
-        .limit(batchSize)
-        .execute();
+      // The relay serves every tenant, so it reads and deletes through the definer functions made
+      // for it (migration 0009) rather than reading the outbox as any one tenant.
+      const { rows } = await sql<OutboxMessage>`SELECT * FROM wl_outbox_batch(${batchSize})`.execute(trx);
       if (rows.length === 0) return { count: 0 };
       const selectedAt = performance.now();
       const results = await Promise.allSettled(rows.map((row) => publishRow(row, selectedAt)));
@@ -182,7 +178,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           failure ??= result.reason;
         }
       });
-      if (done.length > 0) await trx.deleteFrom("outbox").where("id", "in", done).execute();
+      if (done.length > 0) await sql`SELECT wl_outbox_delete(${done}::bigint[])`.execute(trx);
       return { count: rows.length, failure };
     });
     // Only rows whose deletion committed count as relayed.

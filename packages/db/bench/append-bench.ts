@@ -16,6 +16,7 @@ import {
  *   npx tsx packages/db/bench/append-bench.ts
  * Scenarios: one session with one writer (a wake appending), one session with many writers (the
  * row lock serializes them), and several sessions each with its own writer (how appends scale).
+ * Appends run as the services' role, so row-level security and the tenant setting are on the path.
  */
 
 export interface AppendBenchOptions {
@@ -56,7 +57,7 @@ function batch(size: number, writer: number, index: number): NewEvent[] {
 }
 
 async function newSession(testDb: TestDatabase, seeded: SeededAgent): Promise<string> {
-  const session = await createSession(testDb.db, {
+  const session = await createSession(testDb.appDb, {
     tenantId: seeded.tenantId,
     agentId: seeded.agentId,
     agentVersion: seeded.agentVersion,
@@ -84,7 +85,7 @@ async function scenario(
       Array.from({ length: writersPerSession }, async (_, writer) => {
         for (let index = 0; index < appendsPerWriter; index++) {
           const before = performance.now();
-          await append(testDb.db, {
+          await append(testDb.appDb, {
             tenantId: seeded.tenantId,
             sessionId,
             events: batch(eventsPerAppend, writer, index),

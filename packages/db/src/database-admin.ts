@@ -54,3 +54,13 @@ export function dropDatabase(url: string): Promise<void> {
     await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
   });
 }
+
+/**
+ * Drops a login role (test fixtures make one per database), through the maintenance database since
+ * the role's own database is usually gone by then. The role must own nothing and hold no grants.
+ */
+export function dropRole(url: string, role: string): Promise<void> {
+  return withMaintenanceClient(url, async (client) => {
+    await client.query(`DROP ROLE IF EXISTS ${client.escapeIdentifier(role)}`);
+  });
+}

@@ -100,6 +100,7 @@ export interface SessionEventsTable {
 
 export interface OutboxTable {
   id: Generated<number>;
+  tenant_id: string;
   /** Subject without the deployment prefix: `evt.<tenant>.<session>.<type>`. */
   topic: string;
   msg_id: string;

@@ -6,6 +6,7 @@ import { toSessionEvent } from "./event-rows";
 import { newId } from "./ids";
 import { readSessionState } from "./json-readers";
 import { isUniqueViolation } from "./pg-errors";
+import { scopeTransaction, withTenant } from "./tenant-scope";
 
 /** An event to append: its payload, plus envelope fields the caller may choose. */
 export type NewEvent = EventPayload & { id?: string; wake_id?: string | null; trace_id?: string | null };
@@ -35,7 +36,7 @@ interface CheckedEvent {
 
 /** Appends events in their own transaction. See `appendInTx`. */
 export function append(db: Kysely<Database>, input: AppendInput): Promise<SessionEvent[]> {
-  return db.transaction().execute((trx) => appendInTx(trx, input));
+  return withTenant(db, input.tenantId, (trx) => appendInTx(trx, input));
 }
 
 /**
@@ -47,6 +48,7 @@ export function append(db: Kysely<Database>, input: AppendInput): Promise<Sessio
 export async function appendInTx(trx: Transaction<Database>, input: AppendInput): Promise<SessionEvent[]> {
   const checked = input.events.map(checkEvent);
   if (checked.length === 0) return [];
+  await scopeTransaction(trx, input.tenantId);
 
   const session = await trx
     .selectFrom("sessions")
@@ -111,6 +113,7 @@ export async function appendInTx(trx: Transaction<Database>, input: AppendInput)
       .with("queued_messages", (db) =>
         db.insertInto("outbox").values(
           events.map((event) => ({
+            tenant_id: input.tenantId,
             topic: `evt.${input.tenantId}.${input.sessionId}.${event.type}`,
             msg_id: event.id,
             body: JSON.stringify(event),

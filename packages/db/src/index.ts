@@ -1,6 +1,7 @@
+export { type AppRoleOptions, ensureAppRole, roleBypassesRowSecurity } from "./app-role";
 export { type CreateDbOptions, createDb } from "./create-db";
 export type * from "./database";
-export { dropDatabase, ensureDatabase, redactUrl } from "./database-admin";
+export { dropDatabase, dropRole, ensureDatabase, redactUrl } from "./database-admin";
 export { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
 export { type AppendInput, append, appendInTx, type NewEvent, type TraceHeaders } from "./event-store";
 export { newId } from "./ids";
@@ -8,6 +9,7 @@ export { readEventPayload, readJson, readSessionState } from "./json-readers";
 export {
   type AcquireLeaseInput,
   acquireLease,
+  type ExpiredLease,
   expiredLeases,
   type FinishWakeInput,
   finishWake,
@@ -17,7 +19,7 @@ export {
   requeueWake,
 } from "./lease";
 export { migrateToLatest } from "./migrator";
-export { isUniqueViolation } from "./pg-errors";
+export { isInsufficientPrivilege, isUniqueViolation } from "./pg-errors";
 export {
   type CreateSessionInput,
   createSession,
@@ -25,4 +27,5 @@ export {
   type ReadEventsInput,
   readEvents,
 } from "./session-queries";
-export { type OpenWakeInput, openWake } from "./wakes";
+export { scopeTransaction, withTenant } from "./tenant-scope";
+export { type OpenWakeInput, openWake, type QueuedWakeJob, staleQueuedWakes } from "./wakes";

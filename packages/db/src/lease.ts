@@ -5,6 +5,7 @@ import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
 import type { Database, WakeRow, WakeStatus } from "./database";
 import { type SessionRow, sessionFromRow } from "./event-rows";
 import { appendInTx, type NewEvent } from "./event-store";
+import { scopeTransaction, withTenant } from "./tenant-scope";
 
 /*
  * Leases and fencing (invariant 3). A worker owns a session while its wake is `running` with an
@@ -48,7 +49,7 @@ export function acquireLease(
   input: AcquireLeaseInput,
 ): Promise<{ epoch: number; events: SessionEvent[]; session: SessionRow } | null> {
   const expiresAt = expiresIn(input.ttlMs);
-  return db.transaction().execute(async (trx) => {
+  return withTenant(db, input.tenantId, async (trx) => {
     const row = await trx
       .selectFrom("sessions")
       .selectAll()
@@ -115,15 +116,18 @@ export interface RenewLeaseInput {
  * that expired but was not re-queued yet is still renewed, since nobody else can hold it.
  */
 export async function renewLease(db: Kysely<Database>, input: RenewLeaseInput): Promise<boolean> {
-  const renewed = await db
-    .updateTable("wakes")
-    .set({ lease_expires_at: expiresIn(input.ttlMs) })
-    .where("id", "=", input.wakeId)
-    .where("tenant_id", "=", input.tenantId)
-    .where("status", "=", "running")
-    .where("lease_epoch", "=", input.epoch)
-    .returning("id")
-    .executeTakeFirst();
+  const expiresAt = expiresIn(input.ttlMs);
+  const renewed = await withTenant(db, input.tenantId, (trx) =>
+    trx
+      .updateTable("wakes")
+      .set({ lease_expires_at: expiresAt })
+      .where("id", "=", input.wakeId)
+      .where("tenant_id", "=", input.tenantId)
+      .where("status", "=", "running")
+      .where("lease_epoch", "=", input.epoch)
+      .returning("id")
+      .executeTakeFirst(),
+  );
   return renewed !== undefined;
 }
 
@@ -136,28 +140,32 @@ export interface FinishWakeInput {
 
 /** Closes a running wake held under `epoch`; false if the lease was lost first. Accepts a transaction. */
 export async function finishWake(db: Kysely<Database>, input: FinishWakeInput): Promise<boolean> {
-  const finished = await db
-    .updateTable("wakes")
-    .set({ status: input.status, lease_expires_at: null, finished_at: sql<Date>`now()` })
-    .where("id", "=", input.wakeId)
-    .where("tenant_id", "=", input.tenantId)
-    .where("status", "=", "running")
-    .where("lease_epoch", "=", input.epoch)
-    .returning("id")
-    .executeTakeFirst();
+  const finished = await withTenant(db, input.tenantId, (trx) =>
+    trx
+      .updateTable("wakes")
+      .set({ status: input.status, lease_expires_at: null, finished_at: sql<Date>`now()` })
+      .where("id", "=", input.wakeId)
+      .where("tenant_id", "=", input.tenantId)
+      .where("status", "=", "running")
+      .where("lease_epoch", "=", input.epoch)
+      .returning("id")
+      .executeTakeFirst(),
+  );
   return finished !== undefined;
 }
 
-/** Running wakes whose lease expired before `now`, oldest first, across tenants (the sweeper's view). */
-export function expiredLeases(db: Kysely<Database>, now: Date, limit = 100): Promise<WakeRow[]> {
-  return db
-    .selectFrom("wakes")
-    .selectAll()
-    .where("status", "=", "running")
-    .where("lease_expires_at", "<", now)
-    .orderBy("lease_expires_at")
-    .limit(limit)
-    .execute();
+/** What the sweeper learns of an expired lease before it acts as the wake's tenant. */
+export type ExpiredLease = Pick<WakeRow, "id" | "tenant_id" | "session_id" | "attempt"> & {
+  lease_epoch: number;
+};
+
+/**
+ * Running wakes whose lease expired before `now`, oldest first, across tenants (the sweeper's view):
+ * one of the few tenant-blind reads, so it goes through a definer function that returns only ids.
+ */
+export async function expiredLeases(db: Kysely<Database>, now: Date, limit = 100): Promise<ExpiredLease[]> {
+  const result = await sql<ExpiredLease>`SELECT * FROM wl_expired_leases(${now}, ${limit})`.execute(db);
+  return result.rows;
 }
 
 export interface RequeueWakeInput {
@@ -177,6 +185,7 @@ export async function requeueWake(
   trx: Transaction<Database>,
   input: RequeueWakeInput,
 ): Promise<WakeRow | null> {
+  await scopeTransaction(trx, input.tenantId);
   const target = await trx
     .selectFrom("wakes")
     .select("session_id")

@@ -8,3 +8,8 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
     (constraint === undefined || error.constraint === constraint)
   );
 }
+
+/** True when Postgres refused for lack of a privilege, e.g. the services' role writing `tenants`. */
+export function isInsufficientPrivilege(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && error.code === "42501";
+}

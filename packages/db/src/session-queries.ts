@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "./database";
 import { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
 import { newId } from "./ids";
+import { withTenant } from "./tenant-scope";
 
 export interface CreateSessionInput {
   tenantId: string;
@@ -21,23 +22,25 @@ export interface CreateSessionInput {
 export async function createSession(db: Kysely<Database>, input: CreateSessionInput): Promise<SessionRow> {
   const state = initialSessionState({ title: input.title, metadata: input.metadata, budget: input.budget });
   const now = input.now ?? new Date();
-  const row = await db
-    .insertInto("sessions")
-    .values({
-      id: newId("session"),
-      tenant_id: input.tenantId,
-      agent_id: input.agentId,
-      agent_version: input.agentVersion,
-      environment_id: input.environmentId,
-      parent_session_id: input.parentSessionId,
-      status: state.status,
-      state: JSON.stringify(state),
-      last_seq: 0,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await withTenant(db, input.tenantId, (trx) =>
+    trx
+      .insertInto("sessions")
+      .values({
+        id: newId("session"),
+        tenant_id: input.tenantId,
+        agent_id: input.agentId,
+        agent_version: input.agentVersion,
+        environment_id: input.environmentId,
+        parent_session_id: input.parentSessionId,
+        status: state.status,
+        state: JSON.stringify(state),
+        last_seq: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  );
   return sessionFromRow(row);
 }
 
@@ -46,12 +49,14 @@ export async function getSession(
   tenantId: string,
   sessionId: string,
 ): Promise<SessionRow | null> {
-  const row = await db
-    .selectFrom("sessions")
-    .selectAll()
-    .where("tenant_id", "=", tenantId)
-    .where("id", "=", sessionId)
-    .executeTakeFirst();
+  const row = await withTenant(db, tenantId, (trx) =>
+    trx
+      .selectFrom("sessions")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", sessionId)
+      .executeTakeFirst(),
+  );
   return row === undefined ? null : sessionFromRow(row);
 }
 
@@ -65,14 +70,16 @@ export interface ReadEventsInput {
 
 /** Events in seq order. An unknown session reads as empty; check it with `getSession` first. */
 export async function readEvents(db: Kysely<Database>, input: ReadEventsInput): Promise<SessionEvent[]> {
-  const rows = await db
-    .selectFrom("session_events")
-    .selectAll()
-    .where("tenant_id", "=", input.tenantId)
-    .where("session_id", "=", input.sessionId)
-    .where("seq", ">", input.afterSeq ?? 0)
-    .orderBy("seq")
-    .limit(input.limit ?? 1_000)
-    .execute();
+  const rows = await withTenant(db, input.tenantId, (trx) =>
+    trx
+      .selectFrom("session_events")
+      .selectAll()
+      .where("tenant_id", "=", input.tenantId)
+      .where("session_id", "=", input.sessionId)
+      .where("seq", ">", input.afterSeq ?? 0)
+      .orderBy("seq")
+      .limit(input.limit ?? 1_000)
+      .execute(),
+  );
   return rows.map(eventFromRow);
 }

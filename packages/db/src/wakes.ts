@@ -1,7 +1,8 @@
 import type { WakeReason } from "@wakeloop/contracts";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database, WakeRow } from "./database";
 import { newId } from "./ids";
+import { withTenant } from "./tenant-scope";
 
 export interface OpenWakeInput {
   tenantId: string;
@@ -16,21 +17,41 @@ export interface OpenWakeInput {
  * caller's transaction: a conflict does not abort it.
  */
 export async function openWake(db: Kysely<Database>, input: OpenWakeInput): Promise<WakeRow | null> {
-  const row = await db
-    .insertInto("wakes")
-    .values({
-      id: newId("wake"),
-      tenant_id: input.tenantId,
-      session_id: input.sessionId,
-      status: "queued",
-      reason: input.reason,
-      attempt: 1,
-      due_at: input.dueAt ?? new Date(),
-    })
-    .onConflict((conflict) =>
-      conflict.column("session_id").where("status", "in", ["queued", "running"]).doNothing(),
-    )
-    .returningAll()
-    .executeTakeFirst();
+  const row = await withTenant(db, input.tenantId, (trx) =>
+    trx
+      .insertInto("wakes")
+      .values({
+        id: newId("wake"),
+        tenant_id: input.tenantId,
+        session_id: input.sessionId,
+        status: "queued",
+        reason: input.reason,
+        attempt: 1,
+        due_at: input.dueAt ?? new Date(),
+      })
+      .onConflict((conflict) =>
+        conflict.column("session_id").where("status", "in", ["queued", "running"]).doNothing(),
+      )
+      .returningAll()
+      .executeTakeFirst(),
+  );
   return row ?? null;
+}
+
+/** A queued wake the sweeper republishes: the fields of its job, nothing else. */
+export type QueuedWakeJob = Pick<WakeRow, "id" | "tenant_id" | "session_id" | "attempt" | "reason">;
+
+/**
+ * Queued wakes due before `before`, oldest first, across tenants: their job may be gone (NATS wiped),
+ * so the sweeper publishes them again. Tenant-blind, so it reads through a definer function.
+ */
+export async function staleQueuedWakes(
+  db: Kysely<Database>,
+  before: Date,
+  limit = 100,
+): Promise<QueuedWakeJob[]> {
+  const result = await sql<QueuedWakeJob>`SELECT * FROM wl_stale_queued_wakes(${before}, ${limit})`.execute(
+    db,
+  );
+  return result.rows;
 }

@@ -9,7 +9,7 @@ describe("checkConfig", () => {
     expect(checkConfig(Schema, {})).toEqual({
       ok: true,
       config: {
-        DATABASE_URL: "postgres://postgres@127.0.0.1:5432/wakeloop",
+        DATABASE_URL: "postgres://wakeloop_app@127.0.0.1:5432/wakeloop",
         NATS_URL: ["nats://127.0.0.1:4222"],
         WL_SUBJECT_PREFIX: "wl",
         LOG_LEVEL: "info",

@@ -1,6 +1,6 @@
 import { type Bus, connectBus } from "@wakeloop/bus";
 import { WakeloopError } from "@wakeloop/contracts";
-import { createDb, type Database, redactUrl } from "@wakeloop/db";
+import { createDb, type Database, redactUrl, roleBypassesRowSecurity } from "@wakeloop/db";
 import { createLogger, type Logger, startTelemetry, type Telemetry } from "@wakeloop/telemetry";
 import { type Kysely, sql } from "kysely";
 import { configSecrets } from "./config-secrets";
@@ -111,6 +111,14 @@ async function checkPostgres(db: Kysely<Database>, url: string): Promise<void> {
       cause: error,
       retryable: true,
     });
+  }
+  // Row-level security is the second wall between tenants (issue #8); a service must not start
+  // without it, e.g. with the migration owner's url left in DATABASE_URL.
+  if (await roleBypassesRowSecurity(db)) {
+    throw new WakeloopError(
+      "database_role_bypasses_rls",
+      `the role in ${redactUrl(url)} is a superuser or bypasses row-level security; connect services as the app role (migrate --app-role)`,
+    );
   }
 }
 

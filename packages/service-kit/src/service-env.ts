@@ -14,8 +14,8 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"
 export const ServiceEnv = z.object({
   DATABASE_URL: z
     .url()
-    .default("postgres://postgres@127.0.0.1:5432/wakeloop")
-    .describe("Postgres is the source of truth: sessions, events, wakes and spans live there"),
+    .default("postgres://wakeloop_app@127.0.0.1:5432/wakeloop")
+    .describe("Postgres is the source of truth; services connect as the app role that row security binds"),
   NATS_URL: z
     .string()
     .default("nats://127.0.0.1:4222")

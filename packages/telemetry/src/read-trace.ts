@@ -1,5 +1,5 @@
-import { type Database, readJson, type SpanRow, type SpanStatusCode } from "@wakeloop/db";
-import type { Kysely } from "kysely";
+import { type Database, readJson, type SpanRow, type SpanStatusCode, withTenant } from "@wakeloop/db";
+import { type Kysely, sql } from "kysely";
 import { z } from "zod";
 
 export type TraceQuery = { tenantId: string } & ({ traceId: string } | { wakeId: string });
@@ -41,21 +41,16 @@ const StoredEvents = z.array(z.object({ name: z.string(), time: z.string(), attr
  * Returns the roots; a span whose parent was never persisted is a root too. Empty when nothing matches.
  */
 export async function readTrace(db: Kysely<Database>, query: TraceQuery): Promise<TraceSpan[]> {
-  const ownedTraces = db
-    .selectFrom("spans")
-    .select("trace_id")
-    .where("tenant_id", "=", query.tenantId)
-    .where((eb) =>
-      "traceId" in query ? eb("trace_id", "=", query.traceId) : eb("wake_id", "=", query.wakeId),
-    );
-  const rows = await db
-    .selectFrom("spans")
-    .selectAll()
-    .where("trace_id", "in", ownedTraces)
-    // OTel takes start times from Date.now(), so spans started within one millisecond keep no order.
-    .orderBy("start_time")
-    .orderBy("span_id")
-    .execute();
+  const traceId = "traceId" in query ? query.traceId : null;
+  const wakeId = "wakeId" in query ? query.wakeId : null;
+  // Row security hides the tenantless spans, so the definer function decides ownership as above, for
+  // the tenant this transaction is scoped to.
+  const { rows } = await withTenant(db, query.tenantId, (trx) =>
+    sql<SpanRow>`
+      SELECT * FROM wl_tenant_trace_spans(${traceId}, ${wakeId})
+      -- OTel takes start times from Date.now(), so spans started within one millisecond keep no order.
+      ORDER BY start_time, span_id`.execute(trx),
+  );
   return buildTree(rows.map(toTraceSpan));
 }
 

@@ -1,10 +1,25 @@
 import { randomBytes } from "node:crypto";
-import { createDb, dropDatabase, ensureDatabase, migrateToLatest, newId } from "@wakeloop/db";
+import {
+  createDb,
+  dropDatabase,
+  dropRole,
+  ensureAppRole,
+  ensureDatabase,
+  migrateToLatest,
+  newId,
+} from "@wakeloop/db";
 
 export interface TestDatabase {
+  /** The migration owner's url: setup and assertions see every tenant's rows through it. */
   url: string;
   db: ReturnType<typeof createDb>;
-  /** Closes the pool and drops this database (only this one). */
+  /**
+   * The url services use: a role of this database's name that row-level security binds, as
+   * `wakeloop_app` is in production. Queries through it see only the transaction's tenant.
+   */
+  appUrl: string;
+  appDb: ReturnType<typeof createDb>;
+  /** Closes the pools and drops this database and its role (only these). */
   drop(): Promise<void>;
 }
 
@@ -18,21 +33,35 @@ export async function createTestDatabase(options: { max?: number } = {}): Promis
   const url = new URL(process.env.WL_TEST_PG_URL ?? DEFAULT_SERVER_URL);
   url.pathname = `/wl_test_${randomBytes(6).toString("hex")}`;
   const testUrl = url.toString();
+  const role = url.pathname.slice(1);
+  const password = randomBytes(12).toString("hex");
   await ensureDatabase(testUrl);
   const db = createDb({ url: testUrl, max: options.max });
-  try {
-    await migrateToLatest(db);
-  } catch (error) {
+  const drop = async () => {
     await db.destroy();
     await dropDatabase(testUrl);
+    await dropRole(testUrl, role);
+  };
+  try {
+    await migrateToLatest(db);
+    await ensureAppRole(db, { name: role, password });
+  } catch (error) {
+    await drop();
     throw error;
   }
+  const app = new URL(testUrl);
+  app.username = role;
+  app.password = password;
+  const appUrl = app.toString();
+  const appDb = createDb({ url: appUrl, max: options.max });
   return {
     url: testUrl,
     db,
+    appUrl,
+    appDb,
     async drop() {
-      await db.destroy();
-      await dropDatabase(testUrl);
+      await appDb.destroy();
+      await drop();
     },
   };
 }

@@ -99,7 +99,8 @@ export class Platform {
 
   private env(extra: Record<string, string> = {}): Record<string, string> {
     return {
-      DATABASE_URL: this.database.url,
+      // Services connect as the role row security binds; the tenant CLI and the tests use the owner.
+      DATABASE_URL: this.database.appUrl,
       NATS_URL: testNatsUrl(),
       WL_SUBJECT_PREFIX: this.prefix,
       HEALTH_PORT: "0",

@@ -1,5 +1,5 @@
 import { type Agent, AgentSpec, type ListQuery, WakeloopError } from "@wakeloop/contracts";
-import { type Database, newId, readJson } from "@wakeloop/db";
+import { type Database, newId, readJson, withTenant } from "@wakeloop/db";
 import { stableStringify } from "@wakeloop/tool-runtime";
 import type { Kysely, Transaction } from "kysely";
 import { notFound } from "../http/api-error";
@@ -58,7 +58,7 @@ export async function insertAgent(
   now: Date,
 ): Promise<Agent> {
   const id = newId("agent");
-  await db.transaction().execute(async (trx) => {
+  await withTenant(db, tenantId, async (trx) => {
     await trx
       .insertInto("agents")
       .values({
@@ -85,14 +85,16 @@ export async function findAgent(
   agentId: string,
   version?: number,
 ): Promise<AgentRecord> {
-  const row = await selectVersions(db, tenantId)
-    .where("a.id", "=", agentId)
-    .where((eb) =>
-      version === undefined
-        ? eb("v.version", "=", eb.ref("a.latest_version"))
-        : eb("v.version", "=", version),
-    )
-    .executeTakeFirst();
+  const row = await withTenant(db, tenantId, (trx) =>
+    selectVersions(trx, tenantId)
+      .where("a.id", "=", agentId)
+      .where((eb) =>
+        version === undefined
+          ? eb("v.version", "=", eb.ref("a.latest_version"))
+          : eb("v.version", "=", version),
+      )
+      .executeTakeFirst(),
+  );
   if (row === undefined) {
     throw version === undefined
       ? notFound("agent", agentId)
@@ -106,13 +108,15 @@ export async function listAgents(
   tenantId: string,
   query: ListQuery,
 ): Promise<{ data: Agent[]; next_after_id: string | null }> {
-  let select = selectVersions(db, tenantId)
-    .whereRef("v.version", "=", "a.latest_version")
-    .orderBy("a.id", "desc")
-    .limit(query.limit + 1);
-  if (query.after_id !== undefined) select = select.where("a.id", "<", query.after_id);
-  if (!query.include_archived) select = select.where("a.archived_at", "is", null);
-  const rows = await select.execute();
+  const rows = await withTenant(db, tenantId, (trx) => {
+    let select = selectVersions(trx, tenantId)
+      .whereRef("v.version", "=", "a.latest_version")
+      .orderBy("a.id", "desc")
+      .limit(query.limit + 1);
+    if (query.after_id !== undefined) select = select.where("a.id", "<", query.after_id);
+    if (!query.include_archived) select = select.where("a.archived_at", "is", null);
+    return select.execute();
+  });
   const page = rows.slice(0, query.limit);
   return {
     data: page.map(toAgent),
@@ -126,13 +130,15 @@ export async function listAgentVersions(
   agentId: string,
   query: { limit: number; after_version: number },
 ): Promise<{ data: Agent[]; next_after_version: number | null }> {
-  await findAgent(db, tenantId, agentId);
-  const rows = await selectVersions(db, tenantId)
-    .where("a.id", "=", agentId)
-    .where("v.version", ">", query.after_version)
-    .orderBy("v.version")
-    .limit(query.limit + 1)
-    .execute();
+  const rows = await withTenant(db, tenantId, async (trx) => {
+    await findAgent(trx, tenantId, agentId);
+    return selectVersions(trx, tenantId)
+      .where("a.id", "=", agentId)
+      .where("v.version", ">", query.after_version)
+      .orderBy("v.version")
+      .limit(query.limit + 1)
+      .execute();
+  });
   const page = rows.slice(0, query.limit);
   return {
     data: page.map(toAgent),
@@ -165,7 +171,7 @@ export function updateAgent(
   validate: (spec: AgentSpec) => void,
   now: Date,
 ): Promise<Agent> {
-  return db.transaction().execute(async (trx) => {
+  return withTenant(db, tenantId, async (trx) => {
     const locked = await lockAgent(trx, tenantId, agentId);
     if (locked.archived_at !== null) {
       throw new WakeloopError("agent_archived", `agent ${agentId} is archived and cannot change`, {
@@ -206,12 +212,14 @@ export async function archiveAgent(
   agentId: string,
   now: Date,
 ): Promise<Agent> {
-  await db
-    .updateTable("agents")
-    .set({ archived_at: now, updated_at: now })
-    .where("tenant_id", "=", tenantId)
-    .where("id", "=", agentId)
-    .where("archived_at", "is", null)
-    .execute();
-  return (await findAgent(db, tenantId, agentId)).agent;
+  return withTenant(db, tenantId, async (trx) => {
+    await trx
+      .updateTable("agents")
+      .set({ archived_at: now, updated_at: now })
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", agentId)
+      .where("archived_at", "is", null)
+      .execute();
+    return (await findAgent(trx, tenantId, agentId)).agent;
+  });
 }

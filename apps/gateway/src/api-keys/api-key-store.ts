@@ -1,7 +1,7 @@
 import type { ApiKey, ApiKeyRole, CreatedApiKey, ListQuery } from "@wakeloop/contracts";
 import { WakeloopError } from "@wakeloop/contracts";
-import { type ApiKeysTable, type Database, newId } from "@wakeloop/db";
-import type { Kysely, Selectable } from "kysely";
+import { type ApiKeysTable, type Database, newId, withTenant } from "@wakeloop/db";
+import { type Kysely, type Selectable, sql } from "kysely";
 import { apiKeyDisplayPrefix, generateApiKey, hashApiKey } from "../auth/api-key-secret";
 import type { Principal } from "../auth/principal";
 import { notFound } from "../http/api-error";
@@ -23,29 +23,31 @@ export async function insertApiKey(
   input: { tenantId: string; role: ApiKeyRole; name: string },
 ): Promise<CreatedApiKey> {
   const key = generateApiKey();
-  const row = await db
-    .insertInto("api_keys")
-    .values({
-      id: newId("apiKey"),
-      tenant_id: input.tenantId,
-      role: input.role,
-      key_hash: hashApiKey(key),
-      key_prefix: apiKeyDisplayPrefix(key),
-      name: input.name,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await withTenant(db, input.tenantId, (trx) =>
+    trx
+      .insertInto("api_keys")
+      .values({
+        id: newId("apiKey"),
+        tenant_id: input.tenantId,
+        role: input.role,
+        key_hash: hashApiKey(key),
+        key_prefix: apiKeyDisplayPrefix(key),
+        name: input.name,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  );
   return { ...toApiKey(row), key };
 }
 
-/** The tenant and role of a presented key; null when no live key matches. */
+/**
+ * The tenant and role of a presented key; null when no live key matches. The tenant is not known
+ * before this lookup, so it goes through the definer function that answers exactly this question.
+ */
 export async function findPrincipal(db: Kysely<Database>, key: string): Promise<Principal | null> {
-  const row = await db
-    .selectFrom("api_keys")
-    .select(["id", "tenant_id", "role"])
-    .where("key_hash", "=", hashApiKey(key))
-    .where("revoked_at", "is", null)
-    .executeTakeFirst();
+  const result = await sql<Pick<ApiKeysTable, "id" | "tenant_id" | "role">>`
+    SELECT * FROM wl_api_key_principal(${hashApiKey(key)})`.execute(db);
+  const row = result.rows[0];
   return row === undefined ? null : { tenantId: row.tenant_id, keyId: row.id, role: row.role };
 }
 
@@ -54,15 +56,17 @@ export async function listApiKeys(
   tenantId: string,
   query: ListQuery,
 ): Promise<{ data: ApiKey[]; next_after_id: string | null }> {
-  let select = db
-    .selectFrom("api_keys")
-    .selectAll()
-    .where("tenant_id", "=", tenantId)
-    .orderBy("id", "desc")
-    .limit(query.limit + 1);
-  if (query.after_id !== undefined) select = select.where("id", "<", query.after_id);
-  if (!query.include_archived) select = select.where("revoked_at", "is", null);
-  const rows = await select.execute();
+  const rows = await withTenant(db, tenantId, (trx) => {
+    let select = trx
+      .selectFrom("api_keys")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .orderBy("id", "desc")
+      .limit(query.limit + 1);
+    if (query.after_id !== undefined) select = select.where("id", "<", query.after_id);
+    if (!query.include_archived) select = select.where("revoked_at", "is", null);
+    return select.execute();
+  });
   const page = rows.slice(0, query.limit);
   return {
     data: page.map(toApiKey),
@@ -80,7 +84,7 @@ export function revokeApiKey(
   keyId: string,
   now: Date,
 ): Promise<ApiKey> {
-  return db.transaction().execute(async (trx) => {
+  return withTenant(db, tenantId, async (trx) => {
     // Locking every live owner key serializes concurrent revocations of the last two owners.
     const owners = await trx
       .selectFrom("api_keys")

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { createDb } from "@wakeloop/db";
+import { createDb, isInsufficientPrivilege } from "@wakeloop/db";
 import { loadDatabaseUrl } from "../config";
 import { createTenant } from "../tenants/create-tenant";
 
@@ -23,7 +23,16 @@ if (name === undefined || name === "") {
 
 const db = createDb({ url: values["database-url"] ?? loadDatabaseUrl(), max: 1 });
 try {
-  const { tenant, ownerKey } = await createTenant(db, { name });
+  const { tenant, ownerKey } = await createTenant(db, { name }).catch((error: unknown) => {
+    // Services' role (wakeloop_app) may not create tenants: only the owner that migrated may.
+    if (isInsufficientPrivilege(error)) {
+      process.stderr.write(
+        "create-tenant needs the migration owner's url: pass --database-url <owner url>\n",
+      );
+      process.exit(2);
+    }
+    throw error;
+  });
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ tenant, owner_key: ownerKey })}\n`);
   } else {

@@ -1,5 +1,5 @@
 import { type Environment, EnvironmentSpec, type ListQuery, WakeloopError } from "@wakeloop/contracts";
-import { type Database, type EnvironmentsTable, newId, readJson } from "@wakeloop/db";
+import { type Database, type EnvironmentsTable, newId, readJson, withTenant } from "@wakeloop/db";
 import type { Kysely, Selectable } from "kysely";
 import type { z } from "zod";
 import { notFound } from "../http/api-error";
@@ -30,18 +30,20 @@ export async function insertEnvironment(
   spec: EnvironmentSpecValue,
   now: Date,
 ): Promise<Environment> {
-  const row = await db
-    .insertInto("environments")
-    .values({
-      id: newId("environment"),
-      tenant_id: tenantId,
-      name: spec.name,
-      spec: JSON.stringify(spec),
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await withTenant(db, tenantId, (trx) =>
+    trx
+      .insertInto("environments")
+      .values({
+        id: newId("environment"),
+        tenant_id: tenantId,
+        name: spec.name,
+        spec: JSON.stringify(spec),
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  );
   return toEnvironment(row);
 }
 
@@ -50,12 +52,14 @@ export async function findEnvironment(
   tenantId: string,
   environmentId: string,
 ): Promise<EnvironmentRecord> {
-  const row = await db
-    .selectFrom("environments")
-    .selectAll()
-    .where("tenant_id", "=", tenantId)
-    .where("id", "=", environmentId)
-    .executeTakeFirst();
+  const row = await withTenant(db, tenantId, (trx) =>
+    trx
+      .selectFrom("environments")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", environmentId)
+      .executeTakeFirst(),
+  );
   if (row === undefined) throw notFound("environment", environmentId);
   return { environment: toEnvironment(row), archived: row.archived_at !== null };
 }
@@ -65,15 +69,17 @@ export async function listEnvironments(
   tenantId: string,
   query: ListQuery,
 ): Promise<{ data: Environment[]; next_after_id: string | null }> {
-  let select = db
-    .selectFrom("environments")
-    .selectAll()
-    .where("tenant_id", "=", tenantId)
-    .orderBy("id", "desc")
-    .limit(query.limit + 1);
-  if (query.after_id !== undefined) select = select.where("id", "<", query.after_id);
-  if (!query.include_archived) select = select.where("archived_at", "is", null);
-  const rows = await select.execute();
+  const rows = await withTenant(db, tenantId, (trx) => {
+    let select = trx
+      .selectFrom("environments")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .orderBy("id", "desc")
+      .limit(query.limit + 1);
+    if (query.after_id !== undefined) select = select.where("id", "<", query.after_id);
+    if (!query.include_archived) select = select.where("archived_at", "is", null);
+    return select.execute();
+  });
   const page = rows.slice(0, query.limit);
   return {
     data: page.map(toEnvironment),
@@ -90,7 +96,7 @@ export function updateEnvironment(
   validate: (spec: EnvironmentSpecValue) => void,
   now: Date,
 ): Promise<Environment> {
-  return db.transaction().execute(async (trx) => {
+  return withTenant(db, tenantId, async (trx) => {
     const row = await trx
       .selectFrom("environments")
       .selectAll()
@@ -128,12 +134,14 @@ export async function archiveEnvironment(
   environmentId: string,
   now: Date,
 ): Promise<Environment> {
-  await db
-    .updateTable("environments")
-    .set({ archived_at: now, updated_at: now })
-    .where("tenant_id", "=", tenantId)
-    .where("id", "=", environmentId)
-    .where("archived_at", "is", null)
-    .execute();
-  return (await findEnvironment(db, tenantId, environmentId)).environment;
+  return withTenant(db, tenantId, async (trx) => {
+    await trx
+      .updateTable("environments")
+      .set({ archived_at: now, updated_at: now })
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", environmentId)
+      .where("archived_at", "is", null)
+      .execute();
+    return (await findEnvironment(trx, tenantId, environmentId)).environment;
+  });
 }

@@ -1,5 +1,5 @@
 import { WakeloopError } from "@wakeloop/contracts";
-import { type Database, readJson } from "@wakeloop/db";
+import { type Database, readJson, withTenant } from "@wakeloop/db";
 import { stableHash } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
 import { z } from "zod";
@@ -41,12 +41,14 @@ export async function recordedResponse<S extends z.ZodType>(
   claim: IdempotencyClaim,
   schema: S,
 ): Promise<RecordedResponse<z.output<S>> | null> {
-  const row = await db
-    .selectFrom("idempotency_keys")
-    .select(["request_hash", "status_code", "response"])
-    .where("tenant_id", "=", tenantId)
-    .where("key", "=", claim.key)
-    .executeTakeFirst();
+  const row = await withTenant(db, tenantId, (trx) =>
+    trx
+      .selectFrom("idempotency_keys")
+      .select(["request_hash", "status_code", "response"])
+      .where("tenant_id", "=", tenantId)
+      .where("key", "=", claim.key)
+      .executeTakeFirst(),
+  );
   if (row === undefined) return null;
   if (row.request_hash !== claim.requestHash) {
     throw new WakeloopError(
@@ -67,14 +69,16 @@ export async function recordResponse(
   claim: IdempotencyClaim,
   response: RecordedResponse<unknown>,
 ): Promise<void> {
-  await db
-    .insertInto("idempotency_keys")
-    .values({
-      tenant_id: tenantId,
-      key: claim.key,
-      request_hash: claim.requestHash,
-      status_code: response.statusCode,
-      response: JSON.stringify(response.body),
-    })
-    .execute();
+  await withTenant(db, tenantId, (trx) =>
+    trx
+      .insertInto("idempotency_keys")
+      .values({
+        tenant_id: tenantId,
+        key: claim.key,
+        request_hash: claim.requestHash,
+        status_code: response.statusCode,
+        response: JSON.stringify(response.body),
+      })
+      .execute(),
+  );
 }

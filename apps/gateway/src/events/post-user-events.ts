@@ -1,5 +1,5 @@
 import { PostEventsResponse, type SessionEvent, type UserEventInput } from "@wakeloop/contracts";
-import { appendInTx, type Database, isUniqueViolation } from "@wakeloop/db";
+import { appendInTx, type Database, isUniqueViolation, withTenant } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import { lockSessionState } from "../sessions/session-lock";
 import { checkUserEvents } from "./check-user-events";
@@ -32,7 +32,7 @@ export async function postUserEvents(
 ): Promise<PostUserEventsResult> {
   const { idempotency } = input;
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await withTenant(db, input.tenantId, async (trx) => {
       if (idempotency !== null) {
         const recorded = await recordedResponse(trx, input.tenantId, idempotency, PostEventsResponse);
         if (recorded !== null) return { events: recorded.body.events, replayed: true };

@@ -1,4 +1,5 @@
 import { TraceQuery } from "@wakeloop/contracts";
+import { withTenant } from "@wakeloop/db";
 import { readTrace } from "@wakeloop/telemetry";
 import type { RouteDeps } from "../gateway-deps";
 import { notFound } from "../http/api-error";
@@ -19,16 +20,19 @@ export function traceRoute({ db }: RouteDeps): Route {
     handler: async ({ principal, params, query }) => {
       const tenantId = principal.tenantId;
       await requireSession(db, tenantId, params.id);
-      let wakes = db
-        .selectFrom("wakes")
-        .select("id")
-        .where("tenant_id", "=", tenantId)
-        .where("session_id", "=", params.id)
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .limit(query.limit);
-      if (query.wake_id !== undefined) wakes = wakes.where("id", "=", query.wake_id);
-      const rows = (await wakes.execute()).reverse();
+      const wakes = await withTenant(db, tenantId, (trx) => {
+        let select = trx
+          .selectFrom("wakes")
+          .select("id")
+          .where("tenant_id", "=", tenantId)
+          .where("session_id", "=", params.id)
+          .orderBy("created_at", "desc")
+          .orderBy("id", "desc")
+          .limit(query.limit);
+        if (query.wake_id !== undefined) select = select.where("id", "=", query.wake_id);
+        return select.execute();
+      });
+      const rows = wakes.reverse();
       if (query.wake_id !== undefined && rows.length === 0)
         throw notFound("wake of this session", query.wake_id);
       const data = await Promise.all(

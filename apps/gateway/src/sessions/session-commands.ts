@@ -1,5 +1,5 @@
 import type { SessionEvent, UpdateSessionRequest } from "@wakeloop/contracts";
-import { appendInTx, type Database, type SessionRow } from "@wakeloop/db";
+import { appendInTx, type Database, type SessionRow, withTenant } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import type { z } from "zod";
 import { lockSessionState, sessionTerminated } from "./session-lock";
@@ -17,7 +17,7 @@ export async function updateSession(
   changes: z.output<typeof UpdateSessionRequest>,
   now: Date,
 ): Promise<SessionRow> {
-  await db.transaction().execute(async (trx) => {
+  await withTenant(db, tenantId, async (trx) => {
     const state = await lockSessionState(trx, tenantId, sessionId);
     if (state.status === "terminated") throw sessionTerminated(state);
     await appendInTx(trx, { tenantId, sessionId, events: [{ type: "session.updated", ...changes }], now });
@@ -35,7 +35,7 @@ export async function archiveSession(
   sessionId: string,
   now: Date,
 ): Promise<{ session: SessionRow; terminated: SessionEvent[] }> {
-  const terminated = await db.transaction().execute(async (trx) => {
+  const terminated = await withTenant(db, tenantId, async (trx) => {
     const state = await lockSessionState(trx, tenantId, sessionId);
     if (state.termination_reason === "archived") return [];
     return appendInTx(trx, {

@@ -1,5 +1,5 @@
 import { type SessionState, WakeloopError } from "@wakeloop/contracts";
-import { type Database, readSessionState } from "@wakeloop/db";
+import { type Database, readSessionState, scopeTransaction } from "@wakeloop/db";
 import type { Transaction } from "kysely";
 import { notFound } from "../http/api-error";
 
@@ -12,6 +12,7 @@ export async function lockSessionState(
   tenantId: string,
   sessionId: string,
 ): Promise<SessionState> {
+  await scopeTransaction(trx, tenantId);
   const row = await trx
     .selectFrom("sessions")
     .select("state")

@@ -1,5 +1,5 @@
 import type { CreatedApiKey } from "@wakeloop/contracts";
-import { type Database, newId } from "@wakeloop/db";
+import { type Database, newId, withTenant } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import { insertApiKey } from "../api-keys/api-key-store";
 
@@ -9,12 +9,16 @@ export interface CreatedTenant {
   ownerKey: CreatedApiKey;
 }
 
-/** A tenant and its first owner key, together or not at all. */
+/**
+ * A tenant and its first owner key, together or not at all. An operator's command: it needs the
+ * migration owner's connection, since services may not create tenants.
+ */
 export function createTenant(db: Kysely<Database>, input: { name: string }): Promise<CreatedTenant> {
-  return db.transaction().execute(async (trx) => {
+  const id = newId("tenant");
+  return withTenant(db, id, async (trx) => {
     const tenant = await trx
       .insertInto("tenants")
-      .values({ id: newId("tenant"), name: input.name })
+      .values({ id, name: input.name })
       .returningAll()
       .executeTakeFirstOrThrow();
     const ownerKey = await insertApiKey(trx, { tenantId: tenant.id, role: "owner", name: "first owner key" });

@@ -62,8 +62,8 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
   let relay: OutboxRelay | undefined;
   if (options.relay === true) {
     relay = createOutboxRelay({
-      db: database.db,
-      listenUrl: database.url,
+      db: database.appDb,
+      listenUrl: database.appUrl,
       js: bus.js,
       subjects: bus.subjects,
     });
@@ -73,8 +73,9 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
     options.logDestination === undefined
       ? createLogger({ service: "gateway-test", level: "silent" })
       : createLogger({ service: "gateway-test", level: "info", destination: options.logDestination });
+  // The gateway runs as the role row security binds, as in production; tests read through the owner.
   const server: GatewayServer = createGatewayServer({
-    db: database.db,
+    db: database.appDb,
     bus,
     log,
     config: {

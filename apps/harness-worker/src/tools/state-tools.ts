@@ -1,4 +1,4 @@
-import type { Database } from "@wakeloop/db";
+import { type Database, withTenant } from "@wakeloop/db";
 import { DeleteStateInput, GetStateInput, ListStateKeysInput, SetStateInput } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
 import { jsonOutcome, type ToolOutcome } from "./tool-outcome";
@@ -9,7 +9,16 @@ export interface StateScope {
 }
 
 /** The personal-agent state tools: JSON values by key, shared by every session of one agent. */
-export async function runStateTool(
+export function runStateTool(
+  db: Kysely<Database>,
+  scope: StateScope,
+  name: string,
+  input: Record<string, unknown>,
+): Promise<ToolOutcome | null> {
+  return withTenant(db, scope.tenantId, (trx) => runScoped(trx, scope, name, input));
+}
+
+async function runScoped(
   db: Kysely<Database>,
   scope: StateScope,
   name: string,

@@ -1,6 +1,6 @@
 import { SpanStatusCode, type Tracer } from "@opentelemetry/api";
 import { textContent } from "@wakeloop/contracts";
-import { type Database, type NewEvent, newId } from "@wakeloop/db";
+import { type Database, type NewEvent, newId, withTenant } from "@wakeloop/db";
 import type { ModelToolCall } from "@wakeloop/model-providers";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
 import {
@@ -224,13 +224,15 @@ export async function resumeCalls(ctx: ToolContext): Promise<WriteInput> {
   const pending = new Set(view.state.pending_actions.map((action) => action.event_id));
   const started = new Set(
     (
-      await ctx.db
-        .selectFrom("tool_calls")
-        .select("id")
-        .where("tenant_id", "=", view.tenantId)
-        .where("session_id", "=", view.sessionId)
-        .where("status", "=", "running")
-        .execute()
+      await withTenant(ctx.db, view.tenantId, (trx) =>
+        trx
+          .selectFrom("tool_calls")
+          .select("id")
+          .where("tenant_id", "=", view.tenantId)
+          .where("session_id", "=", view.sessionId)
+          .where("status", "=", "running")
+          .execute(),
+      )
     ).map((row) => row.id),
   );
   const effective = effectiveTools(view, ctx.settings);

@@ -1,5 +1,5 @@
 import { AgentSpec, EnvironmentSpec, type SessionEvent, WakeloopError } from "@wakeloop/contracts";
-import { type Database, readEvents, readJson, type SessionRow } from "@wakeloop/db";
+import { type Database, readEvents, readJson, type SessionRow, withTenant } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import { SessionView } from "./session-view";
 
@@ -10,21 +10,26 @@ export async function loadSession(db: Kysely<Database>, session: SessionRow): Pr
   const { tenant_id: tenantId, id: sessionId } = session;
   // Events committed after the session row was read are picked up by the wake's next write.
   const state = session.state;
+  const environmentId = session.environment_id;
   const [version, environment, events] = await Promise.all([
-    db
-      .selectFrom("agent_versions")
-      .select("spec")
-      .where("tenant_id", "=", tenantId)
-      .where("agent_id", "=", session.agent_id)
-      .where("version", "=", session.agent_version)
-      .executeTakeFirstOrThrow(),
-    session.environment_id
-      ? db
-          .selectFrom("environments")
-          .select(["id", "spec"])
-          .where("tenant_id", "=", tenantId)
-          .where("id", "=", session.environment_id)
-          .executeTakeFirstOrThrow()
+    withTenant(db, tenantId, (trx) =>
+      trx
+        .selectFrom("agent_versions")
+        .select("spec")
+        .where("tenant_id", "=", tenantId)
+        .where("agent_id", "=", session.agent_id)
+        .where("version", "=", session.agent_version)
+        .executeTakeFirstOrThrow(),
+    ),
+    environmentId
+      ? withTenant(db, tenantId, (trx) =>
+          trx
+            .selectFrom("environments")
+            .select(["id", "spec"])
+            .where("tenant_id", "=", tenantId)
+            .where("id", "=", environmentId)
+            .executeTakeFirstOrThrow(),
+        )
       : null,
     readHistory(db, tenantId, sessionId, state.last_seq),
   ]);

@@ -1,4 +1,4 @@
-import { type Database, newId, type ToolCallStatus } from "@wakeloop/db";
+import { type Database, newId, scopeTransaction, type ToolCallStatus } from "@wakeloop/db";
 import { sql, type Transaction } from "kysely";
 
 export interface LedgerEntry {
@@ -30,6 +30,7 @@ export async function recordPlanned(
   batchPlan: unknown,
   calls: readonly LedgerEntry[],
 ): Promise<void> {
+  await scopeTransaction(trx, scope.tenantId);
   const batchId = newId("toolBatch");
   const rows = calls.map(
     (call) =>
@@ -58,6 +59,7 @@ export async function recordSettled(
   updates: readonly LedgerUpdate[],
 ): Promise<void> {
   if (updates.length === 0) return;
+  await scopeTransaction(trx, tenantId);
   const rows = updates.map(
     (update) =>
       sql`(${update.id}, ${update.status}, ${update.result === undefined ? null : JSON.stringify(update.result)}::jsonb)`,

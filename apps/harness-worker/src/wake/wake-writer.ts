@@ -6,6 +6,7 @@ import {
   type NewEvent,
   readEvents,
   type TraceHeaders,
+  withTenant,
 } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import type { SessionView } from "./session-view";
@@ -54,7 +55,7 @@ export class WakeWriter {
     const settled = [...(this.buffered.settled ?? []), ...(input.settled ?? [])];
     this.buffered = { events: [], planned: [], settled: [] };
     const { view, wake } = this;
-    const committed = await this.db.transaction().execute(async (trx) => {
+    const committed = await withTenant(this.db, view.tenantId, async (trx) => {
       const appended = await appendInTx(trx, {
         tenantId: view.tenantId,
         sessionId: view.sessionId,
@@ -80,12 +81,15 @@ export class WakeWriter {
 
   /** Marks a non-idempotent call as started, so a crash from here on is an unknown outcome. */
   async markRunning(callId: string): Promise<void> {
-    await this.db
-      .updateTable("tool_calls")
-      .set({ status: "running", updated_at: new Date() })
-      .where("id", "=", callId)
-      .where("tenant_id", "=", this.view.tenantId)
-      .execute();
+    const { tenantId } = this.view;
+    await withTenant(this.db, tenantId, (trx) =>
+      trx
+        .updateTable("tool_calls")
+        .set({ status: "running", updated_at: new Date() })
+        .where("id", "=", callId)
+        .where("tenant_id", "=", tenantId)
+        .execute(),
+    );
   }
 
   /** Brings the view up to date, reading events others committed between this wake's writes. */
