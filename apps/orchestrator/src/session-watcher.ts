@@ -59,10 +59,12 @@ export function watchSessions(deps: {
     const tenantId = subject.split(".")[bus.subjects.prefix.split(".").length + 1];
     if (tenantId === undefined) return;
     const target = { tenantId, sessionId: event.session_id };
-    if (event.type === "user.interrupt") {
-      if (await applyIdleInterrupt(db, target))
+    if (event.type === "user.interrupt" || event.type === "session.status_idle") {
+      if (await applyIdleInterrupt(db, target)) {
         log.info({ session_id: event.session_id }, "interrupt applied to idle session");
-      return;
+        return;
+      }
+      if (event.type === "user.interrupt") return;
     }
     if (event.type === "session.status_terminated") {
       await releaseSandbox({ db, sandbox: deps.sandbox, log }, target, deliveryCount);
