@@ -3,13 +3,15 @@ import { appendInTx, type Database, expiredLeases, requeueWake, type WakeRow } f
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import { runEvery } from "./periodic";
-import { publishWakeJob } from "./wake-scheduler";
+import { dispatchHeldWakes, publishWakeJob } from "./wake-dispatch";
 
 export interface SweeperOptions {
   /** A wake that lost its worker this many times ends with `retries_exhausted`. */
   maxAttempts: number;
   /** A queued wake older than this is republished (its job may be gone, e.g. after NATS was wiped). */
   republishQueuedAfterMs: number;
+  /** Each tenant's limit of wakes in flight; held wakes are published as far as it allows. */
+  maxWakesInFlight: number;
 }
 
 /**
@@ -21,7 +23,7 @@ export async function sweepOnce(
   deps: { db: Kysely<Database>; bus: Bus; log: Logger },
   options: SweeperOptions,
   now: Date,
-): Promise<{ requeued: number; exhausted: number; republished: number }> {
+): Promise<{ requeued: number; exhausted: number; republished: number; dispatched: number }> {
   const { db, bus, log } = deps;
   let requeued = 0;
   let exhausted = 0;
@@ -48,6 +50,8 @@ export async function sweepOnce(
     .selectFrom("wakes")
     .selectAll()
     .where("status", "=", "queued")
+    // Held wakes have no job yet; they are the dispatch's, below.
+    .where("published_at", "is not", null)
     .where("due_at", "<", new Date(now.getTime() - options.republishQueuedAfterMs))
     .orderBy("due_at")
     .limit(100)
@@ -57,7 +61,8 @@ export async function sweepOnce(
     await publishWakeJob(bus, wake);
     republished += 1;
   }
-  return { requeued, exhausted, republished };
+  const dispatched = await dispatchHeldWakes(db, bus, options.maxWakesInFlight);
+  return { requeued, exhausted, republished, dispatched };
 }
 
 async function recoverWake(

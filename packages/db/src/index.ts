@@ -25,4 +25,5 @@ export {
   type ReadEventsInput,
   readEvents,
 } from "./session-queries";
+export { type ClaimWakesInput, claimWakesToPublish, tenantsWithHeldWakes } from "./wake-dispatch";
 export { type OpenWakeInput, openWake } from "./wakes";
