@@ -13,8 +13,9 @@ const ROOT = join(import.meta.dirname, "..", "..");
 const SERVICES = ["gateway", "orchestrator", "harness-worker", "sandbox-runner", "memory-retrieval"] as const;
 type Service = (typeof SERVICES)[number];
 const passwordVariable = (service: Service) => `NATS_${service.toUpperCase().replaceAll("-", "_")}_PASSWORD`;
+// The server parses a `$VARIABLE` value as config, so passwords start with a letter (infra/nats/auth.conf).
 const passwords = Object.fromEntries(
-  SERVICES.map((service) => [service, randomBytes(12).toString("hex")]),
+  SERVICES.map((service) => [service, `p${randomBytes(12).toString("hex")}`]),
 ) as Record<Service, string>;
 
 let server: LocalNatsServer;
@@ -143,52 +144,71 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
   });
 
   it("runs the whole platform on those credentials without one permission violation", {
-    timeout: 180_000,
+    timeout: 240_000,
   }, async () => {
     const logBefore = server.log().length;
     const platform = await Platform.start({
       workers: 1,
+      sandbox: true,
       env: { NATS_URL: server.url, WL_SUBJECT_PREFIX: "wl" },
       appEnv: Object.fromEntries(
         SERVICES.map((service) => [service, { NATS_USER: service, NATS_PASSWORD: passwords[service] }]),
       ),
     });
+    const post = async (path: string, body?: unknown) => {
+      const response = await platform.request("POST", path, body);
+      expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
+      return response.body;
+    };
     try {
-      const agent = await platform.request("POST", "/v1/agents", {
+      // A sandbox tool (harness → runner service), an approval (gateway's early publish, orchestrator's
+      // wake job, worker's pull), an interrupt (gateway → worker control), then the session is archived
+      // (orchestrator → runner release).
+      const environment = await post("/v1/environments", { name: "nats-auth", config: { memory_mb: 256 } });
+      const agent = await post("/v1/agents", {
         name: "nats-auth",
         model: platform.fakeModel(),
         tools: [{ type: "builtin", configs: [{ name: "set_state", permission_policy: "always_ask" }] }],
       });
-      const session = await platform.request("POST", "/v1/sessions", { agent: agent.body.id });
-      const id = session.body.id as string;
+      const id = (await post("/v1/sessions", { agent: agent.id, environment_id: environment.id }))
+        .id as string;
       platform.fake.enqueue(
+        { toolCalls: [{ name: "write", input: { path: "note.txt", content: "hi\n" } }] },
         { toolCalls: [{ name: "set_state", input: { key: "k", value: 1 } }] },
         { text: "done" },
       );
-      const say = { type: "user.message", content: [{ type: "text", text: "store k" }] };
-      expect((await platform.request("POST", `/v1/sessions/${id}/events`, { events: [say] })).status).toBe(
-        202,
+      await post(`/v1/sessions/${id}/events`, { events: [say("note it")] });
+      await platform.waitForIdle(id, "requires_action", 0, 90_000);
+      const events = await platform.events(id);
+      const write = events.find((event) => event.type === "agent.tool_use" && event.name === "write");
+      expect(events.find((e) => e.type === "agent.tool_result" && e.tool_use_id === write?.id)).toMatchObject(
+        {
+          is_error: false,
+        },
       );
-      await platform.waitForIdle(id, "requires_action", 0, 60_000);
-      const toolUse = (await platform.events(id)).find((event) => event.type === "agent.tool_use");
-      const allow = { type: "user.tool_confirmation", tool_use_id: toolUse?.id, result: "allow" };
-      expect((await platform.request("POST", `/v1/sessions/${id}/events`, { events: [allow] })).status).toBe(
-        202,
-      );
+      const ask = events.find((event) => event.type === "agent.tool_use" && event.name === "set_state");
+      await post(`/v1/sessions/${id}/events`, {
+        events: [{ type: "user.tool_confirmation", tool_use_id: ask?.id, result: "allow" }],
+      });
       await platform.waitForIdle(id, "end_turn", 0, 60_000);
-      // An interrupt travels gateway → worker on the control subject.
+
       platform.fake.enqueue({ text: "slow", delayMs: 60_000 });
-      const again = { type: "user.message", content: [{ type: "text", text: "again" }] };
-      const posted = await platform.request("POST", `/v1/sessions/${id}/events`, { events: [again] });
+      const posted = await post(`/v1/sessions/${id}/events`, { events: [say("again")] });
+      const after = posted.events[0].seq as number;
       await platform.waitForEvent(
         id,
-        (event) => event.type === "span.model_request_start" && event.seq > posted.body.events[0].seq,
+        (event) => event.type === "span.model_request_start" && event.seq > after,
       );
-      await platform.request("POST", `/v1/sessions/${id}/events`, { events: [{ type: "user.interrupt" }] });
-      await platform.waitForIdle(id, "end_turn", posted.body.events[0].seq, 60_000);
+      await post(`/v1/sessions/${id}/events`, { events: [{ type: "user.interrupt" }] });
+      await platform.waitForIdle(id, "end_turn", after, 60_000);
+
+      await post(`/v1/sessions/${id}/archive`);
+      await expect.poll(() => platform.sandboxContainers(id), { timeout: 60_000, interval: 250 }).toEqual([]);
     } finally {
       await platform.stop();
     }
     expect(server.log().slice(logBefore)).not.toMatch(/Violation/);
   });
 });
+
+const say = (text: string) => ({ type: "user.message", content: [{ type: "text", text }] });
