@@ -39,6 +39,14 @@ export const OrchestratorEnv = serviceEnv({ healthPort: 9081 }).extend({
     .min(1_000)
     .default(15_000)
     .describe("A wake queued this long without a worker has its job published again (e.g. NATS was wiped)"),
+  WAKES_IN_FLIGHT_PER_TENANT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(16)
+    .describe(
+      "Wake jobs one tenant may have published or running at once; the rest wait in Postgres, in order",
+    ),
   SANDBOX_ENABLED: z
     .enum(["true", "false"])
     .default("true")

@@ -12,13 +12,15 @@ import {
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import { runEvery } from "./periodic";
-import { publishWakeJob } from "./wake-scheduler";
+import { dispatchHeldWakes, publishWakeJob } from "./wake-dispatch";
 
 export interface SweeperOptions {
   /** A wake that lost its worker this many times ends with `retries_exhausted`. */
   maxAttempts: number;
   /** A queued wake older than this is republished (its job may be gone, e.g. after NATS was wiped). */
   republishQueuedAfterMs: number;
+  /** Each tenant's limit of wakes in flight; held wakes are published as far as it allows. */
+  maxWakesInFlight: number;
 }
 
 /**
@@ -30,7 +32,7 @@ export async function sweepOnce(
   deps: { db: Kysely<Database>; bus: Bus; log: Logger },
   options: SweeperOptions,
   now: Date,
-): Promise<{ requeued: number; exhausted: number; republished: number }> {
+): Promise<{ requeued: number; exhausted: number; republished: number; dispatched: number }> {
   const { db, bus, log } = deps;
   let requeued = 0;
   let exhausted = 0;
@@ -53,13 +55,15 @@ export async function sweepOnce(
     }
   }
   let republished = 0;
+  // Held wakes have no job yet (the dispatch publishes them); only published ones are republished.
   const stale = await staleQueuedWakes(db, new Date(now.getTime() - options.republishQueuedAfterMs));
   for (const wake of stale) {
     // Same msg id as the first publish: JetStream drops it if that one is still known.
     await publishWakeJob(bus, wake);
     republished += 1;
   }
-  return { requeued, exhausted, republished };
+  const dispatched = await dispatchHeldWakes(db, bus, options.maxWakesInFlight);
+  return { requeued, exhausted, republished, dispatched };
 }
 
 async function recoverWake(

@@ -41,6 +41,7 @@ export async function startOrchestrator(deps: {
       log,
       sandbox,
       concurrency: config.EVENT_CONCURRENCY,
+      maxWakesInFlight: config.WAKES_IN_FLIGHT_PER_TENANT,
       signal: stopping.signal,
     }),
     runSweeper(
@@ -49,6 +50,7 @@ export async function startOrchestrator(deps: {
         intervalMs: config.LEASE_SWEEP_INTERVAL_MS,
         maxAttempts: config.WAKE_MAX_ATTEMPTS,
         republishQueuedAfterMs: config.WAKE_REPUBLISH_AFTER_MS,
+        maxWakesInFlight: config.WAKES_IN_FLIGHT_PER_TENANT,
         signal: stopping.signal,
       },
     ),

@@ -6,6 +6,7 @@ import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import { applyIdleInterrupt } from "./idle-interrupt";
 import { releaseSandbox } from "./sandbox-release";
+import { dispatchWakes } from "./wake-dispatch";
 import { scheduleIfNeeded } from "./wake-scheduler";
 
 /** Events after which a session may need a wake (DESIGN §3 steps 2, 6; a raised budget; work left at idle). */
@@ -16,6 +17,9 @@ const WAKE_TRIGGERS = new Set<EventType>([
   "session.updated",
   "session.status_idle",
 ]);
+
+/** Events that close a wake (committed with its `finish`), or end the session under it. */
+const WAKE_ENDS = new Set<EventType>(["session.status_idle", "session.status_terminated"]);
 
 /**
  * The orchestrator reads only the events it acts on: one durable consumer per subject filter, since
@@ -52,6 +56,8 @@ export function watchSessions(deps: {
   log: Logger;
   sandbox: SandboxClient | null;
   concurrency: number;
+  /** Each tenant's limit of wakes in flight (`WAKES_IN_FLIGHT_PER_TENANT`). */
+  maxWakesInFlight: number;
   signal: AbortSignal;
 }): Promise<void> {
   const { db, bus, log } = deps;
@@ -59,17 +65,21 @@ export function watchSessions(deps: {
     const tenantId = subject.split(".")[bus.subjects.prefix.split(".").length + 1];
     if (tenantId === undefined) return;
     const target = { tenantId, sessionId: event.session_id };
-    if (event.type === "user.interrupt") {
-      if (await applyIdleInterrupt(db, target))
+    if (event.type === "user.interrupt" || event.type === "session.status_idle") {
+      if (await applyIdleInterrupt(db, target)) {
         log.info({ session_id: event.session_id }, "interrupt applied to idle session");
-      return;
+        return;
+      }
+      if (event.type === "user.interrupt") return;
     }
+    // A wake that ended leaves its tenant room for a held one.
+    if (WAKE_ENDS.has(event.type)) await dispatchWakes(db, bus, tenantId, deps.maxWakesInFlight);
     if (event.type === "session.status_terminated") {
       await releaseSandbox({ db, sandbox: deps.sandbox, log }, target, deliveryCount);
       return;
     }
     if (!WAKE_TRIGGERS.has(event.type)) return;
-    const wake = await scheduleIfNeeded(db, bus, target);
+    const wake = await scheduleIfNeeded(db, bus, target, deps.maxWakesInFlight);
     if (wake) log.info({ session_id: wake.session_id, wake_id: wake.id, reason: wake.reason }, "wake queued");
   };
   return Promise.all(

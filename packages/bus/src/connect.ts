@@ -1,5 +1,5 @@
 import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { connect, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
+import { AuthorizationError, connect, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
 import { type ControlMessage, WakeloopError } from "@wakeloop/contracts";
 import type { z } from "zod";
 import {
@@ -38,6 +38,13 @@ export interface ConnectBusOptions {
   catalog?: CatalogOptions;
   /** How long the first connection attempt may take before start-up fails. */
   connectTimeoutMs?: number;
+  /** This service's own NATS user; the server limits what it may publish and subscribe to. */
+  credentials?: NatsCredentials;
+}
+
+export interface NatsCredentials {
+  user: string;
+  password: string;
 }
 
 /** A connection plus every bus operation bound to its prefix and catalog. */
@@ -93,8 +100,23 @@ export async function connectBus(options: ConnectBusOptions): Promise<Bus> {
       timeout: options.connectTimeoutMs ?? 5_000,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1_000,
+      // Replies come to an inbox prefix of this user's own, which its permissions can then be limited to.
+      ...(options.credentials && {
+        user: options.credentials.user,
+        pass: options.credentials.password,
+        inboxPrefix: `_INBOX_${options.credentials.user}`,
+      }),
     });
   } catch (err) {
+    // Wrong or missing credentials are a deployment mistake: retrying with the same ones cannot help.
+    if (err instanceof AuthorizationError)
+      throw new WakeloopError(
+        "bus_auth_failed",
+        `NATS at ${String(options.servers)} refused this service's credentials`,
+        {
+          cause: err,
+        },
+      );
     throw new WakeloopError("bus_unreachable", `cannot reach NATS at ${String(options.servers)}`, {
       cause: err,
       retryable: true,

@@ -13,7 +13,7 @@ export {
   WAKE_CONSUMER,
   withConsumer,
 } from "./catalog";
-export { type Bus, type ConnectBusOptions, connectBus } from "./connect";
+export { type Bus, type ConnectBusOptions, connectBus, type NatsCredentials } from "./connect";
 export { type ConsumeContext, type ConsumeHandler, type ConsumeOptions, consume } from "./consume";
 export {
   type ControlSubscription,

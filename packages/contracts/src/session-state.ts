@@ -34,6 +34,16 @@ export const SessionState = z.object({
   pending_actions: z.array(PendingAction),
   /** Answers that arrived for pending actions not yet consumed by a wake. */
   answered_action_ids: z.array(Id),
+  /**
+   * Tool calls a person answered (allow or deny) that have no result yet: the next wake runs or refuses
+   * them. Projections stored before it existed read it as empty.
+   */
+  confirmed_call_ids: z.array(Id).default([]),
+  /**
+   * Calls an interrupt stopped before they ran (pending, or answered and not run yet): none of them may
+   * run any more, and each still needs its `is_error` result.
+   */
+  interrupted_call_ids: z.array(Id).default([]),
   interrupt_requested: z.boolean(),
   sandbox_status: SandboxStatusValue.nullable(),
   child_session_ids: z.array(Id),

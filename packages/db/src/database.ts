@@ -123,6 +123,8 @@ export interface WakesTable {
   created_at: CreatedAt;
   started_at: NullableTime;
   finished_at: NullableTime;
+  /** When its job was published; null while the wake is held back by its tenant's in-flight limit. */
+  published_at: NullableTime;
 }
 
 /** The tool-call ledger: a call is `planned` before it runs (invariant 4). */

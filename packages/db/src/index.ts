@@ -28,4 +28,5 @@ export {
   readEvents,
 } from "./session-queries";
 export { scopeTransaction, withTenant } from "./tenant-scope";
+export { type ClaimWakesInput, claimWakesToPublish, tenantsWithHeldWakes } from "./wake-dispatch";
 export { type OpenWakeInput, openWake, type QueuedWakeJob, staleQueuedWakes } from "./wakes";

@@ -6,7 +6,7 @@ import { type Kysely, sql } from "kysely";
 import { configSecrets } from "./config-secrets";
 import { withDeadline } from "./deadline";
 import { type HealthServer, startHealthServer } from "./health-server";
-import type { ServiceConfig } from "./service-env";
+import { natsCredentials, type ServiceConfig } from "./service-env";
 import type { ServiceContext, Stoppable } from "./stoppable";
 
 export interface RunServiceOptions<C extends ServiceConfig> {
@@ -78,7 +78,12 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
       db,
       secrets,
     });
-    const bus = await connectBus({ servers: config.NATS_URL, prefix: config.WL_SUBJECT_PREFIX, name });
+    const bus = await connectBus({
+      servers: config.NATS_URL,
+      prefix: config.WL_SUBJECT_PREFIX,
+      name,
+      credentials: natsCredentials(config),
+    });
     const stoppable = await options.start({ name, config, log, db, bus, tracer: telemetry.tracer });
     running = { health, db, telemetry, bus, stoppable };
   } catch (error) {

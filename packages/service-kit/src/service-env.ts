@@ -1,3 +1,4 @@
+import { WakeloopError } from "@wakeloop/contracts";
 import { z } from "zod";
 
 /** A TCP port; 0 lets the OS pick a free one (tests), and the service logs the one it got. */
@@ -24,6 +25,16 @@ export const ServiceEnv = z.object({
     .describe(
       "NATS JetStream carries committed events, wake jobs and service calls; comma-separate a cluster",
     ),
+  NATS_USER: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("This service's own NATS user, whose permissions cover only the subjects it needs"),
+  NATS_PASSWORD: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The password of NATS_USER; set both or neither (a server without auth takes neither)"),
   WL_SUBJECT_PREFIX: z
     .string()
     .min(1)
@@ -52,3 +63,15 @@ export function serviceEnv(defaults: { healthPort: number }) {
 }
 
 export type ServiceConfig = z.output<ReturnType<typeof serviceEnv>>;
+
+/**
+ * The service's NATS credentials, or none for a server without auth. Half a pair is refused at
+ * start-up: connecting anonymously instead would only fail later, on the first denied subject.
+ */
+export function natsCredentials(config: Pick<ServiceConfig, "NATS_USER" | "NATS_PASSWORD">) {
+  const { NATS_USER: user, NATS_PASSWORD: password } = config;
+  if (user === undefined && password === undefined) return undefined;
+  if (user === undefined || password === undefined)
+    throw new WakeloopError("invalid_config", "NATS_USER and NATS_PASSWORD must be set together");
+  return { user, password };
+}

@@ -1,5 +1,7 @@
 import type { EventPayload, SessionState } from "@wakeloop/contracts";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { unrunCallIds } from "./interrupt";
 import { initialSessionState, type ReducibleEvent, reduceSessionState } from "./reducer";
 import { wakeReason } from "./wake-decision";
 
@@ -114,5 +116,127 @@ describe("reduceSessionState", () => {
     ];
     expect(JSON.stringify(fold(events))).toBe(JSON.stringify(fold(events)));
     expect(fold(events).last_seq).toBe(6);
+  });
+
+  it("stops answered calls that have not run when the user interrupts, and wakes nothing for them", () => {
+    const answered = fold([
+      { id: "t1", type: "agent.tool_use", name: "set_state", input: {}, evaluated_permission: "ask" },
+      { id: "t2", type: "agent.tool_use", name: "shell_run", input: {}, evaluated_permission: "ask" },
+      { id: "c1", type: "agent.custom_tool_use", name: "lookup", input: {} },
+      {
+        id: "i1",
+        type: "session.status_idle",
+        stop_reason: { type: "requires_action", event_ids: ["t1", "t2", "c1"] },
+      },
+      { id: "a1", type: "user.tool_confirmation", tool_use_id: "t1", result: "allow" },
+      { id: "a2", type: "user.custom_tool_result", custom_tool_use_id: "c1", content: text("x") },
+    ]);
+    expect(answered.confirmed_call_ids).toEqual(["t1"]);
+
+    const interrupted = fold([{ id: "x", type: "user.interrupt" }], answered);
+    expect(interrupted).toMatchObject({
+      interrupt_requested: true,
+      pending_actions: [],
+      answered_action_ids: [],
+      confirmed_call_ids: [],
+      // The custom tool's answer is its result already; the other two still need theirs.
+      interrupted_call_ids: ["t2", "t1"],
+    });
+    expect(unrunCallIds(interrupted)).toEqual(["t2", "t1"]);
+    // A late answer names nothing pending any more.
+    const late = fold(
+      [{ id: "a3", type: "user.tool_confirmation", tool_use_id: "t2", result: "allow" }],
+      interrupted,
+    );
+    expect(late.confirmed_call_ids).toEqual([]);
+
+    const ended = fold(
+      [
+        { id: "r1", type: "agent.tool_result", tool_use_id: "t2", content: text("stopped"), is_error: true },
+        { id: "r2", type: "agent.tool_result", tool_use_id: "t1", content: text("stopped"), is_error: true },
+        { id: "i2", type: "session.status_idle", stop_reason: { type: "end_turn" } },
+      ],
+      late,
+    );
+    expect(ended).toMatchObject({ interrupt_requested: false, interrupted_call_ids: [] });
+    expect(wakeReason(ended)).toBeNull();
+  });
+
+  it("reads a projection stored before answered calls were tracked", async () => {
+    const { SessionState } = await import("@wakeloop/contracts");
+    const { confirmed_call_ids, interrupted_call_ids, ...stored } = init();
+    expect(SessionState.parse(JSON.parse(JSON.stringify(stored)))).toEqual(init());
+  });
+});
+
+/** Random histories over a few calls: asks, custom calls, answers, results, interrupts, turn boundaries. */
+const step = fc.oneof(
+  fc.constant({ kind: "ask" as const }),
+  fc.constant({ kind: "custom" as const }),
+  fc.record({
+    kind: fc.constantFrom("allow" as const, "deny" as const, "reply" as const, "result" as const),
+    call: fc.nat(5),
+  }),
+  fc.constant({ kind: "interrupt" as const }),
+  fc.constant({ kind: "model_start" as const }),
+  fc.constant({ kind: "running" as const }),
+  fc.constant({ kind: "idle" as const }),
+);
+type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
+
+function toEvents(steps: Step[]): Array<EventPayload & { id: string }> {
+  const calls: string[] = [];
+  return steps.map((s, index): EventPayload & { id: string } => {
+    const id = `e${index}`;
+    const call = "call" in s ? (calls[s.call % Math.max(calls.length, 1)] ?? "none") : "none";
+    switch (s.kind) {
+      case "ask":
+        calls.push(id);
+        return { id, type: "agent.tool_use", name: "set_state", input: {}, evaluated_permission: "ask" };
+      case "custom":
+        calls.push(id);
+        return { id, type: "agent.custom_tool_use", name: "lookup", input: {} };
+      case "allow":
+      case "deny":
+        return { id, type: "user.tool_confirmation", tool_use_id: call, result: s.kind };
+      case "reply":
+        return { id, type: "user.custom_tool_result", custom_tool_use_id: call, content: text("r") };
+      case "result":
+        return { id, type: "agent.tool_result", tool_use_id: call, content: text("r"), is_error: false };
+      case "interrupt":
+        return { id, type: "user.interrupt" };
+      case "model_start":
+        return { id, type: "span.model_request_start", model: "m" };
+      case "running":
+        return { id, type: "session.status_running" };
+      default:
+        return { id, type: "session.status_idle", stop_reason: { type: "end_turn" } };
+    }
+  });
+}
+
+describe("reduceSessionState after an interrupt (property)", () => {
+  it("never lets a call that had not run when the user interrupted become runnable again", () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        const events = toEvents(steps);
+        let state = init();
+        /** Calls stopped by an interrupt, until a result settles them. */
+        const stopped = new Set<string>();
+        for (const event of events) {
+          const before = state;
+          state = reduceSessionState(state, { ...event, seq: state.last_seq + 1 } as ReducibleEvent);
+          if (event.type === "user.interrupt") for (const id of unrunCallIds(before)) stopped.add(id);
+          if (event.type === "agent.tool_result") stopped.delete(event.tool_use_id);
+          for (const id of stopped) {
+            // Not answerable, not waiting to run, not a reason to wake; still owed its error result.
+            expect(state.pending_actions.map((action) => action.event_id)).not.toContain(id);
+            expect(state.confirmed_call_ids).not.toContain(id);
+            expect(state.answered_action_ids).not.toContain(id);
+            expect(state.interrupted_call_ids).toContain(id);
+          }
+        }
+      }),
+    );
   });
 });

@@ -27,6 +27,8 @@ export function initialSessionState(init: SessionInit): SessionState {
     unprocessed_message_ids: [],
     pending_actions: [],
     answered_action_ids: [],
+    confirmed_call_ids: [],
+    interrupted_call_ids: [],
     interrupt_requested: false,
     sandbox_status: null,
     child_session_ids: [],
@@ -49,9 +51,9 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
     case "user.message":
       return { ...next, unprocessed_message_ids: [...state.unprocessed_message_ids, event.id] };
     case "user.interrupt":
-      return { ...next, interrupt_requested: true };
+      return interrupt(next);
     case "user.tool_confirmation":
-      return answer(next, event.tool_use_id);
+      return confirm(next, event.tool_use_id);
     case "user.custom_tool_result":
       return answer(next, event.custom_tool_use_id);
     case "user.define_outcome":
@@ -95,6 +97,8 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
         termination_reason: event.reason,
         pending_actions: [],
         answered_action_ids: [],
+        confirmed_call_ids: [],
+        interrupted_call_ids: [],
       };
     case "session.error":
       return next;
@@ -132,12 +136,44 @@ function answer(state: SessionState, id: string): SessionState {
   };
 }
 
-/** A result settles a call: it is neither pending nor waiting to be consumed any more. */
+/** A person's answer to a tool call: the call waits for the next wake to run (allow) or refuse it (deny). */
+function confirm(state: SessionState, id: string): SessionState {
+  const answered = answer(state, id);
+  if (answered === state) return state;
+  return { ...answered, confirmed_call_ids: [...state.confirmed_call_ids, id] };
+}
+
+/**
+ * The user stops the turn. Every call that has not run yet — still pending, or answered and waiting
+ * for a wake — is stopped here, in the fold, so no later answer, wake or replay can run it: it moves to
+ * `interrupted_call_ids` until its error result is written, and answers consumed by no wake are
+ * dropped, so they no longer ask for one. A custom tool's answer is its result already; it stays in the
+ * history for the next turn and needs nothing more.
+ */
+function interrupt(state: SessionState): SessionState {
+  const stopped = [...state.pending_actions.map((action) => action.event_id), ...state.confirmed_call_ids];
+  return {
+    ...state,
+    pending_actions: [],
+    answered_action_ids: [],
+    confirmed_call_ids: [],
+    interrupted_call_ids: [
+      ...state.interrupted_call_ids,
+      ...stopped.filter((id) => !state.interrupted_call_ids.includes(id)),
+    ],
+    interrupt_requested: true,
+  };
+}
+
+/** A result settles a call: it is neither pending, nor waiting to be consumed or run any more. */
 function settle(state: SessionState, id: string): SessionState {
+  const without = (ids: string[]) => ids.filter((other) => other !== id);
   return {
     ...state,
     pending_actions: state.pending_actions.filter((action) => action.event_id !== id),
-    answered_action_ids: state.answered_action_ids.filter((answered) => answered !== id),
+    answered_action_ids: without(state.answered_action_ids),
+    confirmed_call_ids: without(state.confirmed_call_ids),
+    interrupted_call_ids: without(state.interrupted_call_ids),
   };
 }
 

@@ -38,6 +38,8 @@ export interface PlatformOptions {
   env?: Record<string, string>;
   /** Extra environment for the harness workers. */
   workerEnv?: Record<string, string>;
+  /** Extra environment for one app, by its name (`gateway`, `harness-worker`, …), e.g. its own credentials. */
+  appEnv?: Partial<Record<string, Record<string, string>>>;
   script?: Script;
 }
 
@@ -97,7 +99,7 @@ export class Platform {
       : { provider, id: "fake-gpt", base_url: `${this.fake.url}/v1` };
   }
 
-  private env(extra: Record<string, string> = {}): Record<string, string> {
+  private env(app: string, extra: Record<string, string> = {}): Record<string, string> {
     return {
       // Services connect as the role row security binds; the tenant CLI and the tests use the owner.
       DATABASE_URL: this.database.appUrl,
@@ -110,6 +112,7 @@ export class Platform {
       OPENAI_API_KEY: "fake-key",
       SANDBOX_ENABLED: this.options.sandbox ? "true" : "false",
       ...this.options.env,
+      ...this.options.appEnv?.[app],
       ...extra,
     };
   }
@@ -132,9 +135,12 @@ export class Platform {
     this.apiKey = tenant.apiKey;
 
     for (const name of ["orchestrator", "gateway", "memory-retrieval"])
-      this.apps.set(name, new AppProcess(name, this.env(), { cwd: ROOT }));
+      this.apps.set(name, new AppProcess(name, this.env(name), { cwd: ROOT }));
     if (this.runner) {
-      const env = this.env({ SANDBOX_RUNNER_ID: this.runner.id, SANDBOX_STATE_DIR: this.runner.stateDir });
+      const env = this.env("sandbox-runner", {
+        SANDBOX_RUNNER_ID: this.runner.id,
+        SANDBOX_STATE_DIR: this.runner.stateDir,
+      });
       this.apps.set("sandbox-runner", new AppProcess("sandbox-runner", env, { cwd: ROOT }));
     }
     for (let index = 1; index <= (this.options.workers ?? 2); index++) this.startWorker(`worker-${index}`);
@@ -147,7 +153,7 @@ export class Platform {
   startWorker(name: string): Promise<AppProcess> {
     const worker = new AppProcess(
       "harness-worker",
-      this.env({ WORKER_ID: name, ...this.options.workerEnv }),
+      this.env("harness-worker", { WORKER_ID: name, ...this.options.workerEnv }),
       {
         cwd: ROOT,
       },

@@ -3,6 +3,7 @@ import { textContent } from "@wakeloop/contracts";
 import { type Database, type NewEvent, newId, withTenant } from "@wakeloop/db";
 import type { ModelToolCall } from "@wakeloop/model-providers";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
+import { INTERRUPTED_BEFORE_RUN } from "@wakeloop/session-core";
 import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_TOOL_CALL_ID,
@@ -215,13 +216,16 @@ export async function executeCalls(ctx: ToolContext, plan: Pick<CallPlan, "group
 /**
  * Calls a previous wake left without a result (invariant 7): confirmed ones run now, denied ones get
  * the user's message, ones that started and may have had effects are re-run only when idempotent.
- * Each is checked against the current effective tools first (invariant 5).
+ * Each is checked against the current effective tools first (invariant 5). A call an interrupt stopped
+ * never runs, and once this wake sees an interrupt no further call starts: both get the interrupted
+ * result.
  */
 export async function resumeCalls(ctx: ToolContext): Promise<WriteInput> {
   const { view } = ctx;
   const unresolved = view.unresolvedCalls();
   if (unresolved.length === 0) return { events: [] };
   const pending = new Set(view.state.pending_actions.map((action) => action.event_id));
+  const stopped = new Set(view.state.interrupted_call_ids);
   const started = new Set(
     (
       await withTenant(ctx.db, view.tenantId, (trx) =>
@@ -242,7 +246,7 @@ export async function resumeCalls(ctx: ToolContext): Promise<WriteInput> {
   for (const call of unresolved) {
     if (pending.has(call.id) || call.evaluated_permission === "deny") continue;
     const answer = call.evaluated_permission === "ask" ? view.confirmationFor(call.id) : undefined;
-    if (call.evaluated_permission === "ask" && answer === undefined) continue;
+    if (call.evaluated_permission === "ask" && answer === undefined && !stopped.has(call.id)) continue;
     order.push(call.id);
     const tool = tools.get(call.name);
     if (answer?.result === "deny") {
@@ -251,6 +255,8 @@ export async function resumeCalls(ctx: ToolContext): Promise<WriteInput> {
       outcomes.set(call.id, errorOutcome(NOT_ALLOWED_NOW));
     } else if (started.has(call.id) && !tool.idempotent) {
       outcomes.set(call.id, { ...errorOutcome(UNKNOWN_OUTCOME), unknown: true });
+    } else if (stopped.has(call.id) || ctx.signal.aborted) {
+      outcomes.set(call.id, errorOutcome(INTERRUPTED_BEFORE_RUN));
     } else {
       outcomes.set(
         call.id,

@@ -10,7 +10,7 @@ import {
 import { acquireLease, type Database, type NewEvent } from "@wakeloop/db";
 import type { ModelClient } from "@wakeloop/model-providers";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
-import { budgetExhausted } from "@wakeloop/session-core";
+import { budgetExhausted, INTERRUPTED_BEFORE_RUN, unrunCallIds } from "@wakeloop/session-core";
 import {
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -40,8 +40,6 @@ export interface WakeDeps {
   sandbox: SandboxClient | null;
   settings: WakeSettings;
 }
-
-export const INTERRUPTED = "The user interrupted the session; this call did not complete.";
 
 /**
  * One wake (DESIGN §3): take the lease, run model requests and tool batches until the turn ends, the
@@ -162,8 +160,9 @@ class Wake {
     if (this.interrupted()) return this.endForInterrupt();
     await ensureSandbox(this.deps, this.view, this.writer, this.log);
     // Calls a previous wake left without a result: answered confirmations, crashed executions.
-    this.writer.buffer(await resumeCalls(this.tools));
-    if (this.interrupted()) return this.endForInterrupt();
+    const resumed = await resumeCalls(this.tools);
+    this.writer.buffer(resumed);
+    if (this.interrupted()) return this.endForInterrupt(new Set(resumed.settled?.map((call) => call.id)));
 
     for (;;) {
       if (budgetExhausted(this.view.state)) return this.idle({ type: "budget_reached" });
@@ -273,14 +272,20 @@ class Wake {
     }
   }
 
-  /** Ends the turn as the user asked: pending calls get error results and the session goes idle. */
-  private async endForInterrupt(): Promise<void> {
-    const events: NewEvent[] = this.view.state.pending_actions.map((action) => ({
-      type: "agent.tool_result",
-      tool_use_id: action.event_id,
-      content: textContent(INTERRUPTED),
-      is_error: true,
-    }));
+  /**
+   * Ends the turn as the user asked: every call that has not run (pending, answered but not run, or
+   * stopped by the interrupt) gets its error result, except those `resolved` by results buffered in
+   * this wake, and the session goes idle.
+   */
+  private async endForInterrupt(resolved: ReadonlySet<string> = new Set()): Promise<void> {
+    const events: NewEvent[] = unrunCallIds(this.view.state)
+      .filter((id) => !resolved.has(id))
+      .map((id) => ({
+        type: "agent.tool_result",
+        tool_use_id: id,
+        content: textContent(INTERRUPTED_BEFORE_RUN),
+        is_error: true,
+      }));
     await this.idle({ type: "end_turn" }, events);
   }
 

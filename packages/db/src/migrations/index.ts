@@ -7,6 +7,7 @@ import * as m0005 from "./0005-spans";
 import * as m0006 from "./0006-agent-state-idempotency";
 import * as m0007 from "./0007-tool-batches";
 import * as m0009 from "./0009-row-level-security";
+import * as m0010 from "./0010-wake-dispatch";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -21,4 +22,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0006-agent-state-idempotency": m0006,
   "0007-tool-batches": m0007,
   "0009-row-level-security": m0009,
+  "0010-wake-dispatch": m0010,
 };

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { checkConfig } from "./parse-config";
+import { natsCredentials, serviceEnv } from "./service-env";
+
+const parse = (env: Record<string, string>) => {
+  const result = checkConfig(serviceEnv({ healthPort: 9000 }), env);
+  if (!result.ok) throw new Error(result.problems.join("; "));
+  return result.config;
+};
+
+describe("natsCredentials", () => {
+  it("connects anonymously when neither is set, and with the pair when both are", () => {
+    expect(natsCredentials(parse({}))).toBeUndefined();
+    expect(natsCredentials(parse({ NATS_USER: "gateway", NATS_PASSWORD: "s3cret" }))).toEqual({
+      user: "gateway",
+      password: "s3cret",
+    });
+  });
+
+  it("refuses half a pair at start-up", () => {
+    expect(() => natsCredentials(parse({ NATS_USER: "gateway" }))).toThrow(/NATS_USER and NATS_PASSWORD/);
+    expect(() => natsCredentials(parse({ NATS_PASSWORD: "s3cret" }))).toThrow(/NATS_USER and NATS_PASSWORD/);
+  });
+});

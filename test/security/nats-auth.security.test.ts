@@ -1,0 +1,214 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { PermissionViolationError } from "@nats-io/transport-node";
+import { type Bus, connectBus, ensureStreams } from "@wakeloop/bus";
+import { type LocalNatsServer, Platform, startLocalNatsServer } from "@wakeloop/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// Issue #8 point 10 (NATS): every internal service authenticates with its own user, whose permissions
+// (infra/nats/auth.conf, the file docker-compose.yml mounts) cover only what that service does. A
+// dedicated nats-server runs that file; the shared test NATS has no auth and is not touched.
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const SERVICES = ["gateway", "orchestrator", "harness-worker", "sandbox-runner", "memory-retrieval"] as const;
+type Service = (typeof SERVICES)[number];
+const passwordVariable = (service: Service) => `NATS_${service.toUpperCase().replaceAll("-", "_")}_PASSWORD`;
+// The server parses a `$VARIABLE` value as config, so passwords start with a letter (infra/nats/auth.conf).
+const passwords = Object.fromEntries(
+  SERVICES.map((service) => [service, `p${randomBytes(12).toString("hex")}`]),
+) as Record<Service, string>;
+
+let server: LocalNatsServer;
+const open: Bus[] = [];
+
+beforeAll(async () => {
+  server = await startLocalNatsServer({
+    config: "include ./auth.conf",
+    include: [join(ROOT, "infra/nats/auth.conf")],
+    env: Object.fromEntries(SERVICES.map((service) => [passwordVariable(service), passwords[service]])),
+  });
+}, 30_000);
+
+afterAll(async () => {
+  await Promise.all(open.map((bus) => bus.close()));
+  await server?.stop();
+});
+
+async function connectAs(service: Service): Promise<Bus> {
+  const bus = await connectBus({
+    servers: server.url,
+    name: `security-${service}`,
+    credentials: { user: service, password: passwords[service] },
+  });
+  open.push(bus);
+  return bus;
+}
+
+/** Permission errors the server sent this connection, by the subject they name (reported asynchronously). */
+function violations(bus: Bus): string[] {
+  const seen: string[] = [];
+  void (async () => {
+    for await (const status of bus.nc.status())
+      if (status.type === "error" && status.error instanceof PermissionViolationError)
+        seen.push(status.error.subject);
+  })();
+  return seen;
+}
+
+/** Whether the server kept a subscription: a denied one is closed before the flush's PONG arrives. */
+async function canSubscribe(bus: Bus, subject: string): Promise<boolean> {
+  const sub = bus.nc.subscribe(subject);
+  await bus.nc.flush();
+  const kept = !sub.isClosed();
+  sub.unsubscribe();
+  return kept;
+}
+
+describe("NATS authentication and permissions (issue #8 point 10)", () => {
+  it("refuses connections without credentials or with wrong ones", async () => {
+    await expect(
+      connectBus({ servers: server.url, name: "anonymous", connectTimeoutMs: 5_000 }),
+    ).rejects.toMatchObject({
+      code: "bus_auth_failed",
+      retryable: false,
+    });
+    await expect(
+      connectBus({
+        servers: server.url,
+        name: "wrong",
+        credentials: { user: "orchestrator", password: passwords.gateway },
+        connectTimeoutMs: 5_000,
+      }),
+    ).rejects.toMatchObject({ code: "bus_auth_failed" });
+  });
+
+  it("lets each service connect with its own credentials", async () => {
+    for (const service of SERVICES) expect((await connectAs(service)).nc.isClosed()).toBe(false);
+  });
+
+  it("keeps each service to its own subjects", async () => {
+    const orchestrator = await connectAs("orchestrator");
+    await ensureStreams(orchestrator.jsm, orchestrator.catalog);
+    const gateway = await connectAs("gateway");
+    const worker = await connectAs("harness-worker");
+    const memory = await connectAs("memory-retrieval");
+    const gatewayDenied = violations(gateway);
+    const workerDenied = violations(worker);
+
+    // The gateway cannot queue a wake job (only the orchestrator decides when a session wakes) …
+    gateway.nc.publish(gateway.subjects.wake("tnt_x", "sess_x"), "{}");
+    await expect(
+      gateway.publish(
+        gateway.catalog.wakes,
+        ["tnt_x", "sess_x"],
+        { wake_id: "wake_x", tenant_id: "tnt_x", session_id: "sess_x", attempt: 1, reason: "user_message" },
+        { msgId: "forged" },
+      ),
+    ).rejects.toThrow();
+    await gateway.nc.flush();
+    expect((await orchestrator.jsm.streams.info(orchestrator.catalog.wakes.stream.name)).state.messages).toBe(
+      0,
+    );
+    // … nor forge the agent's or the session's events (its own user events it may publish early), nor
+    // take the sandbox service's requests, nor read others' replies.
+    gateway.nc.publish(gateway.subjects.evt("tnt_x", "sess_x", "agent.message"), "{}");
+    gateway.nc.publish(gateway.subjects.evt("tnt_x", "sess_x", "session.status_idle"), "{}");
+    gateway.nc.publish(gateway.subjects.evt("tnt_x", "sess_x", "user.message"), "{}");
+    await gateway.nc.flush();
+    await expect
+      .poll(() => gatewayDenied)
+      .toEqual([
+        gateway.subjects.wake("tnt_x", "sess_x"),
+        gateway.subjects.wake("tnt_x", "sess_x"),
+        gateway.subjects.evt("tnt_x", "sess_x", "agent.message"),
+        gateway.subjects.evt("tnt_x", "sess_x", "session.status_idle"),
+      ]);
+    expect(await canSubscribe(gateway, gateway.subjects.svc("sandbox", "exec"))).toBe(false);
+    expect(await canSubscribe(gateway, "_INBOX_orchestrator.>")).toBe(false);
+    expect(await canSubscribe(gateway, gateway.subjects.evt("tnt_x", "sess_x", "user.message"))).toBe(true);
+
+    // A worker cannot append events behind Postgres' back or publish wake jobs either.
+    worker.nc.publish(worker.subjects.evt("tnt_x", "sess_x", "agent.message"), "{}");
+    worker.nc.publish(worker.subjects.wake("tnt_x", "sess_x"), "{}");
+    await worker.nc.flush();
+    await expect
+      .poll(() => workerDenied)
+      .toEqual([
+        worker.subjects.evt("tnt_x", "sess_x", "agent.message"),
+        worker.subjects.wake("tnt_x", "sess_x"),
+      ]);
+    expect(await canSubscribe(worker, worker.subjects.ctl("sess_x"))).toBe(true);
+    // The memory service serves memory, not sandbox calls.
+    expect(await canSubscribe(memory, memory.subjects.svc("sandbox", "exec"))).toBe(false);
+    expect(await canSubscribe(memory, memory.subjects.svc("memory", "search"))).toBe(true);
+  });
+
+  it("runs the whole platform on those credentials without one permission violation", {
+    timeout: 240_000,
+  }, async () => {
+    const logBefore = server.log().length;
+    const platform = await Platform.start({
+      workers: 1,
+      sandbox: true,
+      env: { NATS_URL: server.url, WL_SUBJECT_PREFIX: "wl" },
+      appEnv: Object.fromEntries(
+        SERVICES.map((service) => [service, { NATS_USER: service, NATS_PASSWORD: passwords[service] }]),
+      ),
+    });
+    const post = async (path: string, body?: unknown) => {
+      const response = await platform.request("POST", path, body);
+      expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
+      return response.body;
+    };
+    try {
+      // A sandbox tool (harness → runner service), an approval (gateway's early publish, orchestrator's
+      // wake job, worker's pull), an interrupt (gateway → worker control), then the session is archived
+      // (orchestrator → runner release).
+      const environment = await post("/v1/environments", { name: "nats-auth", config: { memory_mb: 256 } });
+      const agent = await post("/v1/agents", {
+        name: "nats-auth",
+        model: platform.fakeModel(),
+        tools: [{ type: "builtin", configs: [{ name: "set_state", permission_policy: "always_ask" }] }],
+      });
+      const id = (await post("/v1/sessions", { agent: agent.id, environment_id: environment.id }))
+        .id as string;
+      platform.fake.enqueue(
+        { toolCalls: [{ name: "write", input: { path: "note.txt", content: "hi\n" } }] },
+        { toolCalls: [{ name: "set_state", input: { key: "k", value: 1 } }] },
+        { text: "done" },
+      );
+      await post(`/v1/sessions/${id}/events`, { events: [say("note it")] });
+      await platform.waitForIdle(id, "requires_action", 0, 90_000);
+      const events = await platform.events(id);
+      const write = events.find((event) => event.type === "agent.tool_use" && event.name === "write");
+      expect(events.find((e) => e.type === "agent.tool_result" && e.tool_use_id === write?.id)).toMatchObject(
+        {
+          is_error: false,
+        },
+      );
+      const ask = events.find((event) => event.type === "agent.tool_use" && event.name === "set_state");
+      await post(`/v1/sessions/${id}/events`, {
+        events: [{ type: "user.tool_confirmation", tool_use_id: ask?.id, result: "allow" }],
+      });
+      await platform.waitForIdle(id, "end_turn", 0, 60_000);
+
+      platform.fake.enqueue({ text: "slow", delayMs: 60_000 });
+      const posted = await post(`/v1/sessions/${id}/events`, { events: [say("again")] });
+      const after = posted.events[0].seq as number;
+      await platform.waitForEvent(
+        id,
+        (event) => event.type === "span.model_request_start" && event.seq > after,
+      );
+      await post(`/v1/sessions/${id}/events`, { events: [{ type: "user.interrupt" }] });
+      await platform.waitForIdle(id, "end_turn", after, 60_000);
+
+      await post(`/v1/sessions/${id}/archive`);
+      await expect.poll(() => platform.sandboxContainers(id), { timeout: 60_000, interval: 250 }).toEqual([]);
+    } finally {
+      await platform.stop();
+    }
+    expect(server.log().slice(logBefore)).not.toMatch(/Violation/);
+  });
+});
+
+const say = (text: string) => ({ type: "user.message", content: [{ type: "text", text }] });
