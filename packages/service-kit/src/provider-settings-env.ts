@@ -1,3 +1,4 @@
+import type { CredentialKey } from "@wakeloop/provider-credentials";
 import { z } from "zod";
 
 /** `a.example, b.example` → `["a.example", "b.example"]`; unset is the empty list. */
@@ -11,12 +12,6 @@ const hostList = () =>
         .map((host) => host.trim())
         .filter((host) => host !== ""),
     );
-
-/** One AES-256-GCM key for provider credentials: its id is stored with every value it encrypts. */
-export interface CredentialKey {
-  id: string;
-  key: Buffer;
-}
 
 const KEY_BYTES = 32;
 

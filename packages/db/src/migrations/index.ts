@@ -6,6 +6,7 @@ import * as m0004 from "./0004-wakes-tool-calls";
 import * as m0005 from "./0005-spans";
 import * as m0006 from "./0006-agent-state-idempotency";
 import * as m0007 from "./0007-tool-batches";
+import * as m0008 from "./0008-provider-credentials";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -19,4 +20,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0005-spans": m0005,
   "0006-agent-state-idempotency": m0006,
   "0007-tool-batches": m0007,
+  "0008-provider-credentials": m0008,
 };
