@@ -29,7 +29,7 @@ export function createModelClient(config: ModelConfig, credentials: ModelCredent
   if (apiKey === undefined || apiKey === "") {
     throw new WakeloopError(
       "model_credentials_missing",
-      `no API key configured for provider ${config.provider}`,
+      `no key for provider ${config.provider}: the tenant stored no provider credential and the platform has no key`,
     );
   }
   return config.provider === "anthropic"
