@@ -172,6 +172,12 @@ class Wake {
         return this.idle({ type: "end_turn" });
       }
       this.modelRequests += 1;
+      // The key and endpoint are settled first (a database read), so the request follows its start at
+      // once; a refusal is raised after the start, which consumes the queued messages it answers.
+      const client = await this.deps.models(this.view.tenantId, this.view.agent.model).then(
+        (resolved) => ({ resolved }),
+        (refusal: unknown) => ({ refusal }),
+      );
       // Commits the results buffered since the last request together with the request's start; the
       // request is then built from a view that holds them and every message committed before it.
       const [start] = await this.writer.write({
@@ -180,9 +186,9 @@ class Wake {
       const { request, effective } = buildModelRequest(this.view, this.deps.settings);
       let response: Awaited<ReturnType<typeof callModel>>;
       try {
-        // Inside the try: a refused endpoint or a missing key ends the turn with a session.error.
-        const client = await this.deps.models(this.view.tenantId, this.view.agent.model);
-        response = await callModel(this.deps.tracer, client, request, {
+        // A refused endpoint or a missing key ends the turn with a session.error, like a failed call.
+        if ("refusal" in client) throw client.refusal;
+        response = await callModel(this.deps.tracer, client.resolved, request, {
           signal: this.signals.stop,
           retry: this.deps.settings.retry,
           hooks: {
