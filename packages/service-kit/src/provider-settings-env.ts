@@ -45,7 +45,8 @@ export const ProviderSettingsEnv = z.object({
         if (entry === "") continue;
         const [id = "", encoded = ""] = entry.split(":");
         const key = Buffer.from(encoded, "base64");
-        if (!/^[A-Za-z0-9_-]{1,32}$/.test(id) || key.length !== KEY_BYTES) {
+        const duplicate = keys.some((known) => known.id === id);
+        if (!/^[A-Za-z0-9_-]{1,32}$/.test(id) || key.length !== KEY_BYTES || duplicate) {
           // Never echo the entry: it is key material.
           ctx.addIssue({
             code: "custom",
