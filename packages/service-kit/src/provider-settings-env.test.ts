@@ -35,4 +35,10 @@ describe("ProviderSettingsEnv", () => {
     expect(problems.join("\n")).toMatch(/PROVIDER_CREDENTIAL_KEYS: entry 1 is not <id>:<base64 of 32 bytes>/);
     expect(problems.join("\n")).not.toContain(secret);
   });
+
+  it("refuses two keys with one id: a stored key id must name exactly one key", () => {
+    const entry = `k1:${randomBytes(32).toString("base64")}`;
+    const result = checkConfig(ProviderSettingsEnv, { PROVIDER_CREDENTIAL_KEYS: `${entry},${entry}` });
+    expect(result.ok ? [] : result.problems).toEqual([expect.stringMatching(/entry 2 is not/)]);
+  });
 });

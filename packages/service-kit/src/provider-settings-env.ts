@@ -50,7 +50,7 @@ export const ProviderSettingsEnv = z.object({
           // Never echo the entry: it is key material.
           ctx.addIssue({
             code: "custom",
-            message: `entry ${keys.length + 1} is not <id>:<base64 of 32 bytes>`,
+            message: `entry ${keys.length + 1} is not <id>:<base64 of 32 bytes> with an id of its own`,
           });
           return z.NEVER;
         }
