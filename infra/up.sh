@@ -18,6 +18,13 @@ export DATABASE_URL="${DATABASE_URL:-postgres://wakeloop_app@127.0.0.1:5432/wake
 export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
 export PORT="${PORT:-8080}"
 FAKE_MODEL_PORT="${FAKE_MODEL_PORT:-4010}"
+# The demo's fake model runs on this machine: letting workers reach 127.0.0.1 is the operator's call,
+# made here for the demo only (production leaves internal addresses refused).
+export EGRESS_ALLOWED_HOSTS="${EGRESS_ALLOWED_HOSTS:-127.0.0.1}"
+# Seals tenants' own provider keys; made once per checkout and kept beside the demo key.
+[ -s "$state/credential-key" ] ||
+  node -e 'process.stdout.write("dev:" + require("node:crypto").randomBytes(32).toString("base64"))' >"$state/credential-key"
+export PROVIDER_CREDENTIAL_KEYS="${PROVIDER_CREDENTIAL_KEYS:-$(cat "$state/credential-key")}"
 
 printf '\n==> database migrations\n'
 npx tsx packages/db/src/migrate-cli.ts --url "$OWNER_DATABASE_URL" --app-role wakeloop_app

@@ -1,5 +1,7 @@
 import type { Bus } from "@wakeloop/bus";
 import type { Database } from "@wakeloop/db";
+import type { ModelEndpointPolicy } from "@wakeloop/model-providers";
+import type { CredentialKey } from "@wakeloop/provider-credentials";
 import type { Logger } from "@wakeloop/telemetry";
 import type { PlatformToolSettings } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
@@ -15,6 +17,10 @@ export interface GatewayServerConfig {
   sseKeepAliveMs: number;
   /** Must match the harness workers' settings, so the tools route shows what a wake would offer. */
   tools: PlatformToolSettings;
+  /** Must match the harness workers' settings, so an agent saved here is one they will call. */
+  models: ModelEndpointPolicy;
+  /** Seal tenants' provider credentials; empty disables them. */
+  credentialKeys: readonly CredentialKey[];
 }
 
 export interface GatewayDeps {

@@ -18,6 +18,12 @@ await runService({
           globalToolPolicy: config.GLOBAL_TOOL_POLICY,
           maxSubSessionDepth: config.MAX_SUBSESSION_DEPTH,
         },
+        models: {
+          egress: { allowedHosts: config.EGRESS_ALLOWED_HOSTS },
+          baseUrlHosts: config.MODEL_BASE_URL_ALLOWED_HOSTS,
+          compatibleKeyHosts: config.OPENAI_COMPATIBLE_KEY_HOSTS,
+        },
+        credentialKeys: config.PROVIDER_CREDENTIAL_KEYS,
       },
     });
     const port = await api.listen(config.PORT, config.HOST);

@@ -10,6 +10,7 @@ import { registerRoutes } from "./http/register-routes";
 import type { Route } from "./http/route";
 import { traceRoute } from "./observability/trace-route";
 import { openApiRoute } from "./openapi/openapi-route";
+import { providerCredentialRoutes } from "./provider-credentials/provider-credential-routes";
 import { sessionRoutes } from "./sessions/session-routes";
 import { streamRoute } from "./stream/stream-route";
 import { toolsRoute } from "./tools/tools-route";
@@ -26,6 +27,7 @@ export function gatewayRoutes(deps: RouteDeps): Route[] {
   const routes = [
     ...apiKeyRoutes(deps),
     ...agentRoutes(deps),
+    ...providerCredentialRoutes(deps),
     ...environmentRoutes(deps),
     ...sessionRoutes(deps),
     ...eventRoutes(deps),

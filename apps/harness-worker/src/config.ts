@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 
-import { parseConfig, serviceEnv, ToolSettingsEnv } from "@wakeloop/service-kit";
+import { ProviderSettingsEnv, parseConfig, serviceEnv, ToolSettingsEnv } from "@wakeloop/service-kit";
 import { z } from "zod";
 
 const count = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
@@ -33,14 +33,17 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082 })
     OPENAI_COMPATIBLE_API_KEY: z
       .string()
       .optional()
-      .describe("For openai_compatible servers that want a key (vLLM, llama.cpp with --api-key)"),
+      .describe(
+        "For openai_compatible servers on OPENAI_COMPATIBLE_KEY_HOSTS that want a key (vLLM --api-key)",
+      ),
     SANDBOX_ENABLED: z
       .enum(["true", "false"])
       .default("true")
       .transform((value) => value === "true")
       .describe("Whether a sandbox-runner is deployed; without one, sandbox tools are never offered"),
   })
-  .extend(ToolSettingsEnv.shape);
+  .extend(ToolSettingsEnv.shape)
+  .extend(ProviderSettingsEnv.shape);
 export type HarnessWorkerConfig = z.output<typeof HarnessWorkerEnv>;
 
 export function loadConfig(): HarnessWorkerConfig {

@@ -1,9 +1,10 @@
 import { ensureStreams } from "@wakeloop/bus";
-import { createModelClient } from "@wakeloop/model-providers";
+import { createGuardedFetch } from "@wakeloop/egress";
+import { CredentialCipher } from "@wakeloop/provider-credentials";
 import { createSandboxClient } from "@wakeloop/sandbox-client";
 import { runService } from "@wakeloop/service-kit";
 import { loadConfig } from "./config";
-import { cachedModelClients } from "./model/model-clients";
+import { modelClients } from "./model/model-clients";
 import { startWorker } from "./worker";
 
 // Wiring only (STYLE §8): behaviour modules are started here and stopped by the returned stoppable.
@@ -12,11 +13,7 @@ await runService({
   config: loadConfig(),
   start: async ({ db, bus, log, tracer, config }) => {
     await ensureStreams(bus.jsm, bus.catalog);
-    const apiKeys = {
-      anthropic: config.ANTHROPIC_API_KEY,
-      openai: config.OPENAI_API_KEY,
-      openai_compatible: config.OPENAI_COMPATIBLE_API_KEY,
-    };
+    const egress = { allowedHosts: config.EGRESS_ALLOWED_HOSTS };
     return startWorker({
       db,
       bus,
@@ -24,9 +21,28 @@ await runService({
       tracer,
       slots: config.WORKER_SLOTS,
       sandbox: config.SANDBOX_ENABLED ? createSandboxClient(bus) : null,
-      models: cachedModelClients((model) =>
-        createModelClient(model, { apiKey: apiKeys[model.provider], timeoutMs: config.MODEL_TIMEOUT_MS }),
-      ),
+      models: modelClients({
+        db,
+        policy: {
+          egress,
+          baseUrlHosts: config.MODEL_BASE_URL_ALLOWED_HOSTS,
+          compatibleKeyHosts: config.OPENAI_COMPATIBLE_KEY_HOSTS,
+        },
+        platformKeys: {
+          anthropic: config.ANTHROPIC_API_KEY,
+          openai: config.OPENAI_API_KEY,
+          openai_compatible: config.OPENAI_COMPATIBLE_API_KEY,
+        },
+        credentials: new CredentialCipher(config.PROVIDER_CREDENTIAL_KEYS),
+        // Provider keys ride in headers, so redirects are refused rather than followed.
+        fetch: createGuardedFetch({
+          policy: egress,
+          maxResponseBytes: config.EGRESS_MAX_RESPONSE_BYTES,
+          timeoutMs: config.MODEL_TIMEOUT_MS,
+          followRedirects: false,
+        }),
+        timeoutMs: config.MODEL_TIMEOUT_MS,
+      }),
       settings: {
         workerId: config.WORKER_ID,
         leaseTtlMs: config.LEASE_TTL_MS,

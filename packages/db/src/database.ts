@@ -190,6 +190,16 @@ export interface ToolBatchesTable {
   created_at: CreatedAt;
 }
 
+/** A tenant's own model provider key, sealed with the operator key `key_id` (iv | tag | ciphertext). */
+export interface ProviderCredentialsTable {
+  tenant_id: string;
+  provider: "anthropic" | "openai" | "openai_compatible";
+  key_id: string;
+  sealed: Buffer;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
@@ -205,6 +215,7 @@ export interface Database {
   spans: SpansTable;
   agent_state: AgentStateTable;
   idempotency_keys: IdempotencyKeysTable;
+  provider_credentials: ProviderCredentialsTable;
 }
 
 export type WakeRow = Selectable<WakesTable>;

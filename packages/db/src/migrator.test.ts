@@ -35,6 +35,7 @@ describe("migrations", () => {
         "environments",
         "idempotency_keys",
         "outbox",
+        "provider_credentials",
         "session_events",
         "sessions",
         "spans",

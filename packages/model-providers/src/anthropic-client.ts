@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { type TokenUsage, ZERO_USAGE } from "@wakeloop/contracts";
+import type { Fetch } from "@wakeloop/egress";
 import { toAnthropicParams } from "./anthropic-request";
 import { ModelError, toModelError } from "./errors";
 import type {
@@ -17,6 +18,8 @@ export interface AnthropicClientOptions {
   baseURL?: string;
   /** Per request; the SDK's default is ten minutes. */
   timeoutMs?: number;
+  /** Replaces the global fetch, e.g. with the egress guard's. */
+  fetch?: Fetch;
 }
 
 function stopReasonOf(reason: Anthropic.StopReason | null): ModelStopReason {
@@ -108,6 +111,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     apiKey: options.apiKey,
     ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
     ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+    ...(options.fetch !== undefined && { fetch: options.fetch }),
     maxRetries: 0,
   });
   return defineModelClient("anthropic", (request, callOptions) =>

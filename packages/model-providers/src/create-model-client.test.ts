@@ -1,4 +1,5 @@
 import type { ModelConfig } from "@wakeloop/contracts";
+import { createGuardedFetch } from "@wakeloop/egress";
 import { type FakeModelServer, startFakeModelServer } from "@wakeloop/fake-model";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createModelClient } from "./create-model-client";
@@ -55,5 +56,35 @@ describe("createModelClient", () => {
     expect(() => createModelClient(config("anthropic", fake.url))).toThrow(
       expect.objectContaining({ code: "model_credentials_missing", retryable: false }),
     );
+  });
+});
+
+describe("createModelClient through the egress guard", () => {
+  const guarded = (allowedHosts: string[]) =>
+    createGuardedFetch({
+      policy: { allowedHosts },
+      maxResponseBytes: 1_000_000,
+      timeoutMs: 10_000,
+      followRedirects: false,
+    });
+
+  it("never reaches a loopback server the operator did not allow, and says why", async () => {
+    for (const provider of ["anthropic", "openai_compatible"] as const) {
+      const base = provider === "anthropic" ? fake.url : `${fake.url}/v1`;
+      const client = createModelClient(config(provider, base), { apiKey: "k", fetch: guarded([]) });
+      await expect(client.complete(request)).rejects.toMatchObject({
+        code: "model_egress_refused",
+        retryable: false,
+        message: expect.stringMatching(/127\.0\.0\.1 is refused: loopback addresses/),
+      });
+    }
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it("streams from a server the operator allowed", async () => {
+    const client = createModelClient(config("openai_compatible", `${fake.url}/v1`), {
+      fetch: guarded(["127.0.0.1"]),
+    });
+    expect((await client.complete(request)).text).toBe("ok");
   });
 });

@@ -1,5 +1,6 @@
 import { APIError as AnthropicAPIError } from "@anthropic-ai/sdk";
 import { WakeloopError } from "@wakeloop/contracts";
+import { EgressError } from "@wakeloop/egress";
 import { APIError as OpenAIAPIError } from "openai";
 import { describe, expect, it } from "vitest";
 import { ModelError, retryDelayMs, toModelError } from "./errors";
@@ -77,5 +78,44 @@ describe("toModelError", () => {
     expect(error).toMatchObject({ code: "model_request_failed", retryable: true, cause });
     expect(error).toBeInstanceOf(WakeloopError);
     expect(toModelError(error)).toBe(error);
+  });
+});
+
+describe("toModelError keeps provider bodies out of the message", () => {
+  const secret = "sk-live-0123456789abcdef";
+
+  it.each([
+    [400, "model_invalid_request", "the provider answered 400: the provider refused the request"],
+    [429, "model_rate_limited", "the provider answered 429: the provider's rate limit was reached"],
+    [500, "model_request_failed", "the provider answered 500: the request failed"],
+  ])("a %i says its status and class only", (status, code, message) => {
+    const body = { error: { message: `your key ${secret} is wrong`, type: "invalid_request_error" } };
+    for (const error of [
+      OpenAIAPIError.generate(status, body, undefined, new Headers()),
+      AnthropicAPIError.generate(status, body, undefined, new Headers()),
+    ]) {
+      expect(error.message).toContain(secret);
+      const mapped = toModelError(error);
+      expect(mapped).toMatchObject({ code, message });
+      expect(mapped.cause).toBe(error);
+    }
+  });
+
+  it("does not copy the text of errors from outside the SDKs", () => {
+    const parse = new SyntaxError(`Unexpected token, "${secret}" is not valid JSON`);
+    expect(toModelError(parse).message).not.toContain(secret);
+  });
+
+  it("keeps the egress guard's refusal, found in the cause chain, as a terminal error", () => {
+    const refused = new EgressError("egress_refused", "egress to 127.0.0.1 is refused: loopback …");
+    const wrapped = new TypeError("fetch failed", { cause: refused });
+    const mapped = toModelError(new Error("Connection error.", { cause: wrapped }));
+    expect(mapped).toMatchObject({
+      code: "model_egress_refused",
+      retryable: false,
+      message: refused.message,
+    });
+    const slow = new EgressError("egress_timeout", "the request took longer than …");
+    expect(toModelError(slow)).toMatchObject({ code: "model_request_failed", retryable: true });
   });
 });

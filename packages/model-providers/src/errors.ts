@@ -4,6 +4,7 @@ import {
   APIConnectionTimeoutError as AnthropicTimeoutError,
 } from "@anthropic-ai/sdk";
 import { WakeloopError } from "@wakeloop/contracts";
+import { findEgressError } from "@wakeloop/egress";
 import {
   APIUserAbortError as OpenAIAbortError,
   APIError as OpenAIAPIError,
@@ -15,6 +16,7 @@ export type ModelErrorCode =
   | "model_rate_limited"
   | "model_request_failed"
   | "model_invalid_request"
+  | "model_egress_refused"
   | "model_aborted";
 
 const RETRYABLE: Record<ModelErrorCode, boolean> = {
@@ -22,6 +24,8 @@ const RETRYABLE: Record<ModelErrorCode, boolean> = {
   model_rate_limited: true,
   model_request_failed: true,
   model_invalid_request: false,
+  // The operator's egress rules refused the host or the response; asking again changes nothing.
+  model_egress_refused: false,
   // The caller asked for the stop; trying again would undo its decision.
   model_aborted: false,
 };
@@ -78,15 +82,40 @@ function codeFor(status: number | undefined, providerType: string | undefined): 
   return "model_request_failed";
 }
 
+const ANSWER: Record<ModelErrorCode, string> = {
+  model_overloaded: "the provider is overloaded",
+  model_rate_limited: "the provider's rate limit was reached",
+  model_request_failed: "the request failed",
+  model_invalid_request: "the provider refused the request",
+  model_egress_refused: "the request was refused",
+  model_aborted: "the request was aborted",
+};
+
+/**
+ * What a session may be told about a provider's answer: its status and our classification. The
+ * provider's body is never copied: whoever runs a base_url controls it, and it may echo secrets.
+ */
+function classifiedMessage(code: ModelErrorCode, status: number | undefined): string {
+  const answered = status === undefined ? "the provider sent an error" : `the provider answered ${status}`;
+  return `${answered}: ${ANSWER[code]}`;
+}
+
 /**
  * Maps whatever a provider call threw to a ModelError. An abort of `signal` wins over everything
- * else: once the caller stopped the request, the SDK's own error is a consequence, not a cause.
- * Errors from outside the SDKs (a socket reset while reading the body) count as failed requests.
+ * else: once the caller stopped the request, the SDK's own error is a consequence, not a cause. The
+ * egress guard's refusals keep their message (it names the rule, and nothing the server sent); errors
+ * from outside the SDKs (a socket reset while reading the body) count as failed requests. Messages
+ * never carry text a server sent; the cause keeps it for logs.
  */
 export function toModelError(error: unknown, signal?: AbortSignal): ModelError {
   if (error instanceof ModelError) return error;
   if (signal?.aborted || error instanceof AnthropicAbortError || error instanceof OpenAIAbortError) {
     return new ModelError("model_aborted", "the model request was aborted", { cause: error });
+  }
+  const egress = findEgressError(error);
+  if (egress !== undefined) {
+    const code = egress.retryable ? "model_request_failed" : "model_egress_refused";
+    return new ModelError(code, egress.message, { cause: error, details: {} });
   }
   if (error instanceof AnthropicTimeoutError || error instanceof OpenAITimeoutError) {
     return new ModelError("model_request_failed", "the model request timed out", { cause: error });
@@ -100,10 +129,12 @@ export function toModelError(error: unknown, signal?: AbortSignal): ModelError {
     };
     const wait = retryAfterMs(error.headers, Date.now());
     if (wait !== undefined) details.retryAfterMs = wait;
-    return new ModelError(codeFor(error.status, providerType), error.message, { cause: error, details });
+    const code = codeFor(error.status, providerType);
+    return new ModelError(code, classifiedMessage(code, error.status), { cause: error, details });
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new ModelError("model_request_failed", `the model request failed: ${message}`, { cause: error });
+  return new ModelError("model_request_failed", "the model request failed before the provider answered", {
+    cause: error,
+  });
 }
 
 export interface BackoffOptions {

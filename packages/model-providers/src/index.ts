@@ -21,6 +21,12 @@ export type {
   ModelToolResult,
   ModelToolSpec,
 } from "./model-client";
+export {
+  checkModelEndpoint,
+  type ModelEndpointPolicy,
+  type ModelKeys,
+  modelApiKey,
+} from "./model-endpoint";
 export { defineModelClient } from "./model-stream";
 export { createOpenAIClient, type OpenAIClientOptions } from "./openai-client";
 export type { MaxTokensField } from "./openai-request";

@@ -1,4 +1,5 @@
 import { type TokenUsage, ZERO_USAGE } from "@wakeloop/contracts";
+import type { Fetch } from "@wakeloop/egress";
 import OpenAI from "openai";
 import { ModelError, toModelError } from "./errors";
 import type {
@@ -20,6 +21,8 @@ export interface OpenAIClientOptions {
   maxTokensField?: MaxTokensField;
   /** Per request; the SDK's default is ten minutes. */
   timeoutMs?: number;
+  /** Replaces the global fetch, e.g. with the egress guard's. */
+  fetch?: Fetch;
 }
 
 type FinishReason = OpenAI.ChatCompletionChunk.Choice["finish_reason"];
@@ -99,6 +102,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     apiKey: options.apiKey,
     ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
     ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+    ...(options.fetch !== undefined && { fetch: options.fetch }),
     maxRetries: 0,
   });
   const maxTokensField = options.maxTokensField ?? "max_completion_tokens";

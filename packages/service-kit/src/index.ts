@@ -1,4 +1,5 @@
 export { type ConfigCheck, checkConfig, type Env, parseConfig } from "./parse-config";
+export { type ProviderSettings, ProviderSettingsEnv } from "./provider-settings-env";
 export { type RunServiceOptions, runService } from "./run-service";
 export { natsCredentials, portNumber, type ServiceConfig, ServiceEnv, serviceEnv } from "./service-env";
 export type { ServiceContext, Stoppable } from "./stoppable";

@@ -59,6 +59,8 @@ export class Platform {
   apiKey = "";
   tenantId = "";
   baseUrl = "";
+  /** Seals tenants' provider credentials; the same for every app of this platform. */
+  readonly credentialKey = `e2e:${randomBytes(32).toString("base64")}`;
 
   private constructor(
     readonly database: TestDatabase,
@@ -110,6 +112,11 @@ export class Platform {
       LOG_LEVEL: "info",
       ANTHROPIC_API_KEY: "fake-key",
       OPENAI_API_KEY: "fake-key",
+      // The fake model listens on 127.0.0.1: reaching it, and sending it the platform's keys, is an
+      // operator decision the platform's tests make here, explicitly.
+      EGRESS_ALLOWED_HOSTS: "127.0.0.1",
+      MODEL_BASE_URL_ALLOWED_HOSTS: "127.0.0.1",
+      PROVIDER_CREDENTIAL_KEYS: this.credentialKey,
       SANDBOX_ENABLED: this.options.sandbox ? "true" : "false",
       ...this.options.env,
       ...this.options.appEnv?.[app],

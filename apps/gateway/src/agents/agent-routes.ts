@@ -2,7 +2,6 @@ import { GetAgentQuery, ListAgentVersionsQuery, ListQuery } from "@wakeloop/cont
 import type { RouteDeps } from "../gateway-deps";
 import { providedFields } from "../http/provided-fields";
 import { defineRoute, type Route } from "../http/route";
-import { validateAgentTools } from "../tools/validate-tool-config";
 import {
   archiveAgent,
   findAgent,
@@ -11,8 +10,10 @@ import {
   listAgentVersions,
   updateAgent,
 } from "./agent-store";
+import { agentValidator } from "./validate-agent";
 
-export function agentRoutes({ db, clock }: RouteDeps): Route[] {
+export function agentRoutes({ db, clock, config }: RouteDeps): Route[] {
+  const validateAgent = agentValidator(config.models);
   return [
     defineRoute({
       method: "POST",
@@ -24,7 +25,7 @@ export function agentRoutes({ db, clock }: RouteDeps): Route[] {
       body: "CreateAgentRequest",
       response: { status: 200, body: "Agent", description: "The new agent" },
       handler: async ({ principal, body }) => {
-        validateAgentTools(body);
+        validateAgent(body);
         return insertAgent(db, principal.tenantId, body, clock.now());
       },
     }),
@@ -70,7 +71,7 @@ export function agentRoutes({ db, clock }: RouteDeps): Route[] {
           principal.tenantId,
           params.id,
           providedFields(body, rawBody),
-          validateAgentTools,
+          validateAgent,
           clock.now(),
         ),
     }),

@@ -9,7 +9,7 @@ import { type GatewaySchemaName, type GatewaySchemas, gatewaySchemas } from "./s
  * drives both the handler's parsing and the OpenAPI document.
  */
 
-export type HttpMethod = "GET" | "POST" | "DELETE";
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
 export interface RouteResponse {
   status: number;

@@ -7,6 +7,9 @@ import {
   CreateApiKeyRequest,
   CreatedApiKey,
   EnvironmentPage,
+  ProviderCredential,
+  ProviderCredentialList,
+  PutProviderCredentialRequest,
   SessionPage,
   TraceResponse,
 } from "@wakeloop/contracts";
@@ -28,6 +31,9 @@ export const gatewaySchemas = {
   SessionPage,
   TraceResponse,
   EffectiveToolSet,
+  PutProviderCredentialRequest,
+  ProviderCredential,
+  ProviderCredentialList,
 } as const;
 
 export type GatewaySchemaName = keyof typeof gatewaySchemas;

@@ -1,7 +1,10 @@
+import { randomBytes } from "node:crypto";
 import type { Writable } from "node:stream";
 import { type Bus, connectBus, createOutboxRelay, ensureStreams, type OutboxRelay } from "@wakeloop/bus";
 import type { ToolPolicy } from "@wakeloop/contracts";
 import type { Database } from "@wakeloop/db";
+import type { ModelEndpointPolicy } from "@wakeloop/model-providers";
+import type { CredentialKey } from "@wakeloop/provider-credentials";
 import { createLogger } from "@wakeloop/telemetry";
 import {
   cleanupPrefix,
@@ -51,6 +54,8 @@ export interface FixtureOptions {
   bodyLimitBytes?: number;
   sseKeepAliveMs?: number;
   globalToolPolicy?: ToolPolicy;
+  models?: ModelEndpointPolicy;
+  credentialKeys?: CredentialKey[];
   /** Where the gateway's log records go; silent when omitted. */
   logDestination?: Writable;
 }
@@ -82,6 +87,8 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
       bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
       sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
       tools: { globalToolPolicy: options.globalToolPolicy ?? {}, maxSubSessionDepth: 2 },
+      models: options.models ?? { egress: { allowedHosts: [] }, baseUrlHosts: [], compatibleKeyHosts: [] },
+      credentialKeys: options.credentialKeys ?? [{ id: "test", key: randomBytes(32) }],
     },
   });
   const port = await server.listen(0, "127.0.0.1");

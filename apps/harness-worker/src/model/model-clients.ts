@@ -1,17 +1,51 @@
-import type { ModelConfig } from "@wakeloop/contracts";
-import type { ModelClient } from "@wakeloop/model-providers";
+import { createHash } from "node:crypto";
+import type { CredentialProvider, ModelConfig } from "@wakeloop/contracts";
+import type { Database } from "@wakeloop/db";
+import type { Fetch } from "@wakeloop/egress";
+import {
+  createModelClient,
+  type ModelClient,
+  type ModelEndpointPolicy,
+  modelApiKey,
+} from "@wakeloop/model-providers";
+import { type CredentialCipher, readProviderCredential } from "@wakeloop/provider-credentials";
+import type { Kysely } from "kysely";
 
-/** One SDK client per distinct model configuration, kept for the life of the worker. */
-export function cachedModelClients(
-  create: (model: ModelConfig) => ModelClient,
-): (model: ModelConfig) => ModelClient {
+/** The client for one model request of a tenant's session; throws a WakeloopError naming the rule. */
+export type ModelClients = (tenantId: string, model: ModelConfig) => Promise<ModelClient>;
+
+export interface ModelClientsOptions {
+  db: Kysely<Database>;
+  policy: ModelEndpointPolicy;
+  /** The platform's keys, by provider, as the operator configured them. */
+  platformKeys: Partial<Record<CredentialProvider, string>>;
+  credentials: CredentialCipher;
+  /** The egress guard every model request goes through. */
+  fetch: Fetch;
+  timeoutMs: number;
+}
+
+/**
+ * Picks the key and applies the endpoint rules at every request (an agent version saved under older
+ * rules, a credential added or deleted since, all count now), then reuses one SDK client per provider,
+ * base URL and key for the life of the worker. Keys are cached by hash, never in clear.
+ */
+export function modelClients(options: ModelClientsOptions): ModelClients {
   const clients = new Map<string, ModelClient>();
-  return (model) => {
-    const key = `${model.provider}|${model.base_url ?? ""}`;
-    let client = clients.get(key);
+  return async (tenantId, model) => {
+    const tenant = options.credentials.enabled
+      ? await readProviderCredential(options.db, options.credentials, tenantId, model.provider)
+      : undefined;
+    const apiKey = modelApiKey(options.policy, model, {
+      tenant,
+      platform: options.platformKeys[model.provider],
+    });
+    const keyHash = apiKey === undefined ? "" : createHash("sha256").update(apiKey).digest("hex");
+    const cacheKey = `${model.provider}|${model.base_url ?? ""}|${keyHash}`;
+    let client = clients.get(cacheKey);
     if (client === undefined) {
-      client = create(model);
-      clients.set(key, client);
+      client = createModelClient(model, { apiKey, timeoutMs: options.timeoutMs, fetch: options.fetch });
+      clients.set(cacheKey, client);
     }
     return client;
   };

@@ -8,7 +8,6 @@ import {
   WakeloopError,
 } from "@wakeloop/contracts";
 import { acquireLease, type Database, type NewEvent } from "@wakeloop/db";
-import type { ModelClient } from "@wakeloop/model-providers";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
 import { budgetExhausted, INTERRUPTED_BEFORE_RUN, unrunCallIds } from "@wakeloop/session-core";
 import {
@@ -23,6 +22,7 @@ import {
 import type { Kysely } from "kysely";
 import { buildModelRequest } from "../context/build-request";
 import { callModel } from "../model/call-model";
+import type { ModelClients } from "../model/model-clients";
 import { executeCalls, planModelCalls, resumeCalls, type ToolContext } from "../tools/tool-batch";
 import { ensureSandbox } from "./ensure-sandbox";
 import { keepLease } from "./lease-keeper";
@@ -36,7 +36,7 @@ export interface WakeDeps {
   bus: Bus;
   log: Logger;
   tracer: Tracer;
-  models: (model: SessionView["agent"]["model"]) => ModelClient;
+  models: ModelClients;
   sandbox: SandboxClient | null;
   settings: WakeSettings;
 }
@@ -171,16 +171,23 @@ class Wake {
         return this.idle({ type: "end_turn" });
       }
       this.modelRequests += 1;
+      // The key and endpoint are settled first (a database read), so the request follows its start at
+      // once; a refusal is raised after the start, which consumes the queued messages it answers.
+      const client = await this.deps.models(this.view.tenantId, this.view.agent.model).then(
+        (resolved) => ({ resolved }),
+        (refusal: unknown) => ({ refusal }),
+      );
       // Commits the results buffered since the last request together with the request's start; the
       // request is then built from a view that holds them and every message committed before it.
       const [start] = await this.writer.write({
         events: [{ type: "span.model_request_start", model: this.view.agent.model.id }],
       });
       const { request, effective } = buildModelRequest(this.view, this.deps.settings);
-      const client = this.deps.models(this.view.agent.model);
       let response: Awaited<ReturnType<typeof callModel>>;
       try {
-        response = await callModel(this.deps.tracer, client, request, {
+        // A refused endpoint or a missing key ends the turn with a session.error, like a failed call.
+        if ("refusal" in client) throw client.refusal;
+        response = await callModel(this.deps.tracer, client.resolved, request, {
           signal: this.signals.stop,
           retry: this.deps.settings.retry,
           hooks: {
@@ -364,6 +371,13 @@ function sessionErrorType(code: string) {
     case "model_invalid_request":
     case "model_request_failed":
       return code;
+    // The endpoint rules or the key refused the request: only a change of the agent or settings helps.
+    case "model_egress_refused":
+    case "model_base_url_refused":
+    case "egress_refused":
+    case "model_credentials_missing":
+    case "provider_credential_unreadable":
+      return "model_invalid_request";
     default:
       return "model_request_failed" as const;
   }

@@ -6,6 +6,7 @@ import * as m0004 from "./0004-wakes-tool-calls";
 import * as m0005 from "./0005-spans";
 import * as m0006 from "./0006-agent-state-idempotency";
 import * as m0007 from "./0007-tool-batches";
+import * as m0008 from "./0008-provider-credentials";
 import * as m0009 from "./0009-row-level-security";
 import * as m0010 from "./0010-wake-dispatch";
 
@@ -21,6 +22,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0005-spans": m0005,
   "0006-agent-state-idempotency": m0006,
   "0007-tool-batches": m0007,
+  "0008-provider-credentials": m0008,
   "0009-row-level-security": m0009,
   "0010-wake-dispatch": m0010,
 };

@@ -1,0 +1,7 @@
+export { CredentialCipher, type CredentialKey, type SealedSecret } from "./credential-cipher";
+export {
+  deleteProviderCredential,
+  listProviderCredentials,
+  putProviderCredential,
+  readProviderCredential,
+} from "./credential-store";
