@@ -59,7 +59,10 @@ beforeAll(async () => {
     environment_id: environment.body.id,
   });
   const key = await platform.request("POST", "/v1/api_keys", { name: "a member", role: "member" });
-  for (const response of [agent, environment, session, key]) expect(response.status).toBe(200);
+  const credential = await platform.request("PUT", "/v1/provider_credentials/anthropic", {
+    api_key: "sk-ant-tenant-a-own-key-0123456789",
+  });
+  for (const response of [agent, environment, session, key, credential]) expect(response.status).toBe(200);
   Object.assign(owned, {
     agents: agent.body.id,
     environments: environment.body.id,
