@@ -1,4 +1,10 @@
-import { parseConfig, portNumber, serviceEnv, ToolSettingsEnv } from "@wakeloop/service-kit";
+import {
+  parseConfig,
+  portNumber,
+  SandboxLimitsEnv,
+  serviceEnv,
+  ToolSettingsEnv,
+} from "@wakeloop/service-kit";
 import { z } from "zod";
 
 /** Gateway settings: the shared ones (Postgres, NATS, telemetry, health port) come from serviceEnv. */
@@ -25,7 +31,8 @@ export const GatewayEnv = serviceEnv({ healthPort: 9080 })
         "Idle event streams send a comment this often so proxies keep them open; each also re-checks Postgres",
       ),
   })
-  .extend(ToolSettingsEnv.shape);
+  .extend(ToolSettingsEnv.shape)
+  .extend(SandboxLimitsEnv.shape);
 export type GatewayConfig = z.output<typeof GatewayEnv>;
 
 export function loadConfig(): GatewayConfig {

@@ -1,5 +1,6 @@
 import type { Bus } from "@wakeloop/bus";
 import type { Database } from "@wakeloop/db";
+import type { SandboxLimits } from "@wakeloop/service-kit";
 import type { Logger } from "@wakeloop/telemetry";
 import type { PlatformToolSettings } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
@@ -15,6 +16,8 @@ export interface GatewayServerConfig {
   sseKeepAliveMs: number;
   /** Must match the harness workers' settings, so the tools route shows what a wake would offer. */
   tools: PlatformToolSettings;
+  /** Must match the sandbox runners' limits, so an environment saved here is one they will run. */
+  sandboxLimits: SandboxLimits;
 }
 
 export interface GatewayDeps {

@@ -1,4 +1,4 @@
-import { runService } from "@wakeloop/service-kit";
+import { runService, sandboxLimits } from "@wakeloop/service-kit";
 import { loadConfig } from "./config";
 import { createGatewayServer } from "./server";
 
@@ -18,6 +18,7 @@ await runService({
           globalToolPolicy: config.GLOBAL_TOOL_POLICY,
           maxSubSessionDepth: config.MAX_SUBSESSION_DEPTH,
         },
+        sandboxLimits: sandboxLimits(config),
       },
     });
     const port = await api.listen(config.PORT, config.HOST);

@@ -24,6 +24,7 @@ const BY_CODE: Readonly<Record<string, Mapping>> = {
   invalid_tool_config: BAD_REQUEST,
   invalid_tool_schema: BAD_REQUEST,
   tool_name_conflict: BAD_REQUEST,
+  sandbox_limit_exceeded: BAD_REQUEST,
   action_not_pending: BAD_REQUEST,
   unauthenticated: { status: 401, type: "authentication_error" },
   forbidden: { status: 403, type: "permission_error" },

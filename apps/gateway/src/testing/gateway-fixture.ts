@@ -2,6 +2,7 @@ import type { Writable } from "node:stream";
 import { type Bus, connectBus, createOutboxRelay, ensureStreams, type OutboxRelay } from "@wakeloop/bus";
 import type { ToolPolicy } from "@wakeloop/contracts";
 import type { Database } from "@wakeloop/db";
+import { type SandboxLimits, SandboxLimitsEnv, sandboxLimits } from "@wakeloop/service-kit";
 import { createLogger } from "@wakeloop/telemetry";
 import {
   cleanupPrefix,
@@ -51,6 +52,8 @@ export interface FixtureOptions {
   bodyLimitBytes?: number;
   sseKeepAliveMs?: number;
   globalToolPolicy?: ToolPolicy;
+  /** The operator's sandbox bounds; the defaults of SandboxLimitsEnv when omitted. */
+  sandboxLimits?: SandboxLimits;
   /** Where the gateway's log records go; silent when omitted. */
   logDestination?: Writable;
 }
@@ -81,6 +84,7 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
       bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
       sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
       tools: { globalToolPolicy: options.globalToolPolicy ?? {}, maxSubSessionDepth: 2 },
+      sandboxLimits: options.sandboxLimits ?? sandboxLimits(SandboxLimitsEnv.parse({})),
     },
   });
   const port = await server.listen(0, "127.0.0.1");
