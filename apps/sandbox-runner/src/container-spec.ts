@@ -14,6 +14,10 @@ export type ContainerPlan = {
   workspaceVolume: string;
   substrateVolume: string | null;
   agent: AgentProgram;
+  /** The sandbox's own network (SandboxNetworks) when the environment may reach the network. */
+  network: string | null;
+  /** Open files per process: the agent and each command. */
+  nofile: number;
 };
 
 /** tmpfs counts against the memory limit, so it gets a share of it rather than a fixed size. */
@@ -23,8 +27,9 @@ function tmpfsMb(memoryMb: number): number {
 
 /**
  * The hardened container every sandbox runs in: non-root, no capabilities, no privilege gain,
- * read-only root with tmpfs /tmp and HOME, pids/memory(no swap)/CPU limits, no network unless the
- * environment asks for a bridge, and never the Docker socket. Its main process is the agent.
+ * read-only root with tmpfs /tmp and HOME, pids/memory(no swap)/CPU/open-file limits, no core dumps,
+ * no network unless it was given its own fenced one (never Docker's default bridge, and no IPv6, which
+ * the fence does not cover), and never the Docker socket. Its main process is the agent.
  */
 export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOptions {
   const env = plan.environment;
@@ -60,7 +65,7 @@ export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOption
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,
-    NetworkDisabled: env.network === "none",
+    NetworkDisabled: plan.network === null,
     HostConfig: {
       Mounts: mounts,
       Tmpfs: {
@@ -70,7 +75,12 @@ export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOption
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],
       SecurityOpt: ["no-new-privileges"],
-      NetworkMode: env.network,
+      NetworkMode: plan.network ?? "none",
+      ...(plan.network === null ? {} : { Sysctls: { "net.ipv6.conf.all.disable_ipv6": "1" } }),
+      Ulimits: [
+        { Name: "nofile", Soft: plan.nofile, Hard: plan.nofile },
+        { Name: "core", Soft: 0, Hard: 0 },
+      ],
       PidsLimit: env.pids_limit,
       Memory: memoryBytes,
       MemorySwap: memoryBytes,

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentProgram } from "./agent-program";
 import { LABEL, sessionKey } from "./labels";
 import { provisionContainer } from "./provision";
 import { RunnerFixture, testEnvironment } from "./testing/docker-fixture";
@@ -200,17 +199,12 @@ describe("runner restart", () => {
     await new Promise((resolve) => child.once("exit", resolve));
 
     // Two session containers and one pooled one survive the kill; add an orphan of a crash mid-provisioning.
-    await provisionContainer(
-      fixture.docker,
-      agentProgram(),
-      {
-        name: `wl-${fixture.runnerId}-orphan`,
-        labels: { [LABEL.runner]: fixture.runnerId, [LABEL.session]: "sesn_never_bound" },
-        environment: testEnvironment(),
-        substrateVolume: null,
-      },
-      { debug() {}, info() {}, warn() {}, error() {} } as never,
-    );
+    await provisionContainer(fixture.provisionDeps(), {
+      name: `wl-${fixture.runnerId}-orphan`,
+      labels: { [LABEL.runner]: fixture.runnerId, [LABEL.session]: "sesn_never_bound" },
+      environment: testEnvironment(),
+      substrateVolume: null,
+    });
     expect(await fixture.containers()).toHaveLength(4);
     expect(await fixture.volumes()).toHaveLength(4);
 
