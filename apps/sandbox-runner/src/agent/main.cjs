@@ -144,6 +144,11 @@ async function handle(line) {
   try {
     request = JSON.parse(line);
   } catch {
+    request = null;
+  }
+  // Other processes in the sandbox may write here too: a line that is not a request is dropped, so
+  // it can neither crash the agent nor draw a reply the runner would take for an answer.
+  if (typeof request !== "object" || request === null || !Number.isInteger(request.id)) {
     process.stderr.write(`sandbox-agent: unreadable request line (${line.length} chars)\n`);
     return;
   }
