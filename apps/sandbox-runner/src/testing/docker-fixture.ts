@@ -94,6 +94,8 @@ export class RunnerFixture {
   async cleanup(): Promise<void> {
     for (const manager of this.managers) await manager.stop().catch(() => undefined);
     await removeLabelled(this.docker, { [LABEL.runner]: this.runnerId });
+    // Networks, then the firewall rules, that carry this runner id: the containers are gone by now.
+    await this.provisionDeps().networks.reconcile(new Set());
     await rm(this.stateDir, { recursive: true, force: true });
   }
 }
