@@ -3,6 +3,7 @@ import { promisify } from "node:util";
 import type Docker from "dockerode";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LABEL } from "./labels";
+import { SandboxFirewall } from "./sandbox-firewall";
 import { bridgeOf } from "./sandbox-network";
 import { RunnerFixture, testEnvironment } from "./testing/docker-fixture";
 import { SessionDriver } from "./testing/session-driver";
@@ -36,7 +37,7 @@ async function fencedBridges(): Promise<string[]> {
 }
 
 describe("sandbox networks", () => {
-  it("a restarted runner keeps the networks it holds and removes the rest with their rules", async () => {
+  it("a restarted runner fences the networks it holds again and removes the rest with their rules", async () => {
     const first = await fixture.manager();
     const kept = new SessionDriver(first, undefined, testEnvironment({ network: "bridge" }));
     await kept.ensure();
@@ -46,6 +47,9 @@ describe("sandbox networks", () => {
     const orphan = await fixture.provisionDeps().networks.create({ [LABEL.session]: "sesn_never_bound" });
     expect(await fencedBridges()).toEqual([bridgeOf(held ?? ""), bridgeOf(orphan)].sort());
     await first.stop();
+    // As after a host reboot: the kernel lost the held network's rules, Docker kept the network.
+    await new SandboxFirewall(fixture.runnerId, []).remove(bridgeOf(held ?? ""));
+    expect(await fencedBridges()).toEqual([bridgeOf(orphan)]);
 
     const successor = await fixture.manager();
     expect((await networks()).map((network) => network.Name)).toEqual([held]);

@@ -65,12 +65,19 @@ export class SandboxNetworks {
     await this.firewall.remove(bridgeOf(name));
   }
 
-  /** After a restart: networks (and rules) of this runner that no kept container uses are removed. */
+  /**
+   * After a restart: networks (and rules) of this runner that no kept container uses are removed, and
+   * the kept ones get their rules again, because a host reboot empties the kernel's tables while
+   * Docker keeps the networks and restarts nothing into them but what this runner starts.
+   */
   async reconcile(keep: ReadonlySet<string>): Promise<void> {
     const filters = JSON.stringify({ label: [`${LABEL.runner}=${this.runnerId}`, `${LABEL.kind}=network`] });
+    const kept = new Set<string>();
     for (const network of await this.docker.listNetworks({ filters })) {
       if (!keep.has(network.Name)) await this.remove(network.Name);
+      else kept.add(bridgeOf(network.Name));
     }
-    await this.firewall.removeAllExcept(new Set([...keep].map(bridgeOf)));
+    await this.firewall.removeAllExcept(kept);
+    for (const bridge of kept) await this.firewall.install(bridge);
   }
 }
