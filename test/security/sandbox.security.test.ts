@@ -302,23 +302,30 @@ describe("operator bounds", () => {
 // ---- 9: the agent channel -------------------------------------------------------------------------
 
 describe("a hostile process inside a sandbox", () => {
-  it("cannot take the runner down with garbage or oversized frames on the agent's channel", async () => {
+  it("cannot signal the agent, reach its channel or take the runner down with frames", async () => {
     const bystander = await ensure("tnt_bystander", testEnvironment());
     const hostile = await ensure("tnt_hostile", testEnvironment());
-    // Anything running as the agent's uid can open the agent's stdout, which is the runner's channel.
-    const flood = [
-      "A=$(pgrep -o -x node)",
-      "head -c 120000000 /dev/zero | tr '\\0' x > /proc/$A/fd/1",
-      `printf '\\nnull\\n{"id":1,"ok":false}\\n[]\\n' > /proc/$A/fd/1`,
-      'for i in $(seq 1 2000); do printf \'{"id":%d,"ok":false}\\n\' $i; done > /proc/$A/fd/1',
-      "echo flooded",
+    const agentPid = "pgrep -o -x node";
+    const before = await shell("tnt_hostile", hostile, agentPid);
+    // The agent's stdout is the runner's channel: garbage, a forged reply and an oversized line.
+    const attack = [
+      `A=$(${agentPid}); id -u`,
+      "kill -9 $A 2>&1; kill -STOP $A 2>&1",
+      `printf '\\nnull\\n{"id":1,"ok":false}\\n' > /proc/$A/fd/1 || echo NO-CHANNEL`,
+      'for i in $(seq 1 500); do printf \'{"id":%d,"ok":false}\\n\' $i; done > /proc/$A/fd/1 || echo NO-CHANNEL',
+      "head -c 120000000 /dev/zero | tr '\\0' x > /proc/$A/fd/1 || echo NO-CHANNEL",
+      "timeout 2 cat /proc/$A/fd/0 2>&1 | head -c 100",
+      "echo survived",
     ].join("\n");
-    const error = await refusal(shell("tnt_hostile", hostile, flood));
-    expect(error.code).toBe("sandbox_channel_closed");
+    const text = await shell("tnt_hostile", hostile, attack);
+    expect(text).toMatch(/^1000\n/);
+    expect(text).toContain("Operation not permitted");
+    expect(text.match(/NO-CHANNEL/g)).toHaveLength(3);
+    expect(text).toContain("survived");
 
-    // The runner is still up for everyone else, and the hostile session's own next call re-attaches.
+    // The same agent still answers, and the runner serves everyone else.
+    expect(await shell("tnt_hostile", hostile, agentPid)).toBe(before);
     expect(await shell("tnt_bystander", bystander, "echo alive")).toContain("alive");
-    expect(await shell("tnt_hostile", hostile, "echo back")).toContain("back");
   }, 180_000);
 });
 

@@ -52,7 +52,8 @@ export class AgentChannel {
   private closedError: WakeloopError | undefined;
   private readonly closeListeners: Array<(error: WakeloopError) => void> = [];
 
-  private constructor(
+  /** Over the attached stdio of a container (`attach`), or any duplex stream in tests. */
+  constructor(
     private readonly stream: Duplex,
     private readonly onStderr: (text: string) => void,
   ) {

@@ -17,10 +17,11 @@ describe("containerSpec", () => {
       network: null,
       nofile: 1_024,
     });
-    expect(spec.User).toBe("1000:1000");
+    expect(spec.User).toBe("0:0");
     expect(spec.Cmd).toEqual(["node", "-e", agent.source]);
     expect(spec.HostConfig).toMatchObject({
       CapDrop: ["ALL"],
+      CapAdd: ["SETUID", "SETGID"],
       SecurityOpt: ["no-new-privileges"],
       ReadonlyRootfs: true,
       NetworkMode: "none",

@@ -5,7 +5,13 @@ import type { AgentProgram } from "./agent-program";
 export const WORKSPACE = "/workspace";
 export const SUBSTRATE_MOUNT = "/workspace/agent";
 export const SANDBOX_HOME = "/home/sandbox";
-export const SANDBOX_USER = "1000:1000";
+/**
+ * The container starts as root, but only the agent is root, and barely: it keeps CAP_SETUID and
+ * CAP_SETGID (to start commands as 1000) and works as uid 1000 otherwise (agent/sandbox-user.cjs).
+ * Commands run as 1000 with no capabilities, and cannot signal the agent or reach its stdio.
+ */
+export const AGENT_USER = "0:0";
+const AGENT_CAPABILITIES = ["SETUID", "SETGID"];
 
 export type ContainerPlan = {
   name: string;
@@ -26,10 +32,11 @@ function tmpfsMb(memoryMb: number): number {
 }
 
 /**
- * The hardened container every sandbox runs in: non-root, no capabilities, no privilege gain,
- * read-only root with tmpfs /tmp and HOME, pids/memory(no swap)/CPU/open-file limits, no core dumps,
- * no network unless it was given its own fenced one (never Docker's default bridge, and no IPv6, which
- * the fence does not cover), and never the Docker socket. Its main process is the agent.
+ * The hardened container every sandbox runs in: commands as uid 1000 without capabilities (the agent
+ * keeps two, see AGENT_USER), no privilege gain, read-only root with tmpfs /tmp and HOME,
+ * pids/memory(no swap)/CPU/open-file limits, no core dumps, no network unless it was given its own
+ * fenced one (never Docker's default bridge, and no IPv6, which the fence does not cover), and never
+ * the Docker socket. Its main process is the agent.
  */
 export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOptions {
   const env = plan.environment;
@@ -53,7 +60,7 @@ export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOption
   return {
     name: plan.name,
     Image: env.image,
-    User: SANDBOX_USER,
+    User: AGENT_USER,
     WorkingDir: WORKSPACE,
     Hostname: "sandbox",
     Cmd: ["node", "-e", plan.agent.source],
@@ -74,6 +81,7 @@ export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOption
       },
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],
+      CapAdd: AGENT_CAPABILITIES,
       SecurityOpt: ["no-new-privileges"],
       NetworkMode: plan.network ?? "none",
       ...(plan.network === null ? {} : { Sysctls: { "net.ipv6.conf.all.disable_ipv6": "1" } }),

@@ -48,11 +48,16 @@ describe("provisioning", () => {
     expect(inspected.HostConfig).toMatchObject({
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],
+      CapAdd: ["SETUID", "SETGID"],
       NetworkMode: "none",
       PidsLimit: 128,
     });
     expect(inspected.HostConfig.SecurityOpt).toEqual(["no-new-privileges"]);
-    expect(inspected.Config.User).toBe("1000:1000");
+    // Root only for the agent, which keeps two capabilities; what the tools run is uid 1000 with none.
+    expect(inspected.Config.User).toBe("0:0");
+    expect((await second.run("shell_run", { command: "id -u; grep CapEff /proc/self/status" })).text).toMatch(
+      /^1000\nCapEff:\s+0+\n/,
+    );
 
     await manager.pool.waitFull();
     expect(Object.values(manager.pool.sizes())).toEqual([2]);

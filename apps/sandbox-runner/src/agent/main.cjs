@@ -1,6 +1,8 @@
 // The sandbox agent: the container's long-lived command channel. It reads one JSON request per line
 // on stdin ({id, op, args}) and writes one JSON reply per line on stdout ({id, ok, result|error}).
 // Requests run concurrently; nothing else may write to stdout.
+// First of all the agent gives up root (see sandbox-user.cjs); the modules below create files at load.
+require("./sandbox-user").becomeSandboxUser();
 const fs = require("node:fs");
 const readline = require("node:readline");
 const files = require("./files");
