@@ -54,6 +54,9 @@ export const SandboxRunnerEnv = serviceEnv({ healthPort: 9083 })
     SANDBOX_POOL_IDLE_MS: count(1_000, 900_000).describe(
       "A warm pool no session registered or claimed for this long is dropped with its containers",
     ),
+    SANDBOX_MAX_POOLS: count(0, 8).describe(
+      "Warm pools (one per distinct environment) held at once; further environments start cold",
+    ),
     SANDBOX_DNS_SERVERS: z
       .string()
       .default("")

@@ -19,6 +19,7 @@ await runService({
       maxSandboxesPerTenant: config.SANDBOX_MAX_PER_TENANT,
       nofile: config.SANDBOX_NOFILE,
       poolIdleMs: config.SANDBOX_POOL_IDLE_MS,
+      maxPools: config.SANDBOX_MAX_POOLS,
       dnsServers: config.SANDBOX_DNS_SERVERS,
       approvals: postgresApprovals(db),
       log,

@@ -50,6 +50,8 @@ export type SandboxManagerOptions = {
   nofile: number;
   /** A warm pool nobody registered or claimed for this long is dropped. */
   poolIdleMs: number;
+  /** Warm pools (distinct environments) held at once; more environments start cold. */
+  maxPools: number;
   /** Resolvers that sandboxes with a network may reach on port 53 (everything private is fenced off). */
   dnsServers: readonly string[];
   /** Asked before a call sent as `approved` runs: is its allow really committed? */
@@ -100,7 +102,10 @@ export class SandboxManager {
       nofile: options.nofile,
       log: options.log,
     };
-    this.pool = new WarmPool(this.provisionDeps, this.runnerId, options.poolIdleMs);
+    this.pool = new WarmPool(this.provisionDeps, this.runnerId, {
+      idleMs: options.poolIdleMs,
+      maxPools: options.maxPools,
+    });
   }
 
   /** Adopts this runner's running session containers, removes pool containers and orphans. */

@@ -62,13 +62,18 @@ describe("sandbox networks", () => {
     expect(await fencedBridges()).toEqual([]);
   }, 120_000);
 
-  it("a warm pool nobody used for a while is dropped with its containers and their networks", async () => {
-    const manager = await fixture.manager({ poolIdleMs: 60_000 });
+  it("warm pools are bounded in number and dropped when unused, with their containers and networks", async () => {
+    const manager = await fixture.manager({ poolIdleMs: 60_000, maxPools: 1 });
     const environment = testEnvironment({ network: "bridge", warm_pool_size: 1 });
     await new SessionDriver(manager, undefined, environment).ensure();
     await manager.pool.waitFull();
     expect(Object.values(manager.pool.sizes())).toEqual([1]);
     expect(await networks()).toHaveLength(2);
+    // No room for a second pool: another environment starts cold and keeps nothing warm.
+    const other = testEnvironment({ network: "bridge", warm_pool_size: 1, memory_mb: 320 });
+    expect((await new SessionDriver(manager, undefined, other).ensure()).provisioning).toBe("cold");
+    expect(Object.values(manager.pool.sizes())).toEqual([1]);
+    expect(await networks()).toHaveLength(3);
 
     await manager.pool.dropIdle(Date.now() + 30_000);
     expect(Object.values(manager.pool.sizes())).toEqual([1]);
@@ -76,7 +81,7 @@ describe("sandbox networks", () => {
     expect(manager.pool.sizes()).toEqual({});
     const pooled = await fixture.containers();
     expect(pooled.filter((container) => container.Labels[LABEL.pool] !== undefined)).toEqual([]);
-    expect(await networks()).toHaveLength(1);
-    expect(await fencedBridges()).toHaveLength(1);
+    expect(await networks()).toHaveLength(2);
+    expect(await fencedBridges()).toHaveLength(2);
   }, 120_000);
 });

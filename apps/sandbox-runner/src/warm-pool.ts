@@ -20,8 +20,9 @@ type Pool = {
  * Pre-created, pre-hardened, started containers (agent answering) per pool key, each with a fresh
  * workspace volume that becomes the claiming session's workspace. A claim is a pop; the pool refills
  * in the background, one container at a time so a burst of claims does not stampede Docker.
- * Registrations are not forever: a pool that no session registered or claimed for `idleMs` is dropped,
- * so environments used once do not hold containers for good.
+ * Registrations are bounded: at most `maxPools` pools at once (further environments start cold), and
+ * a pool that no session registered or claimed for `idleMs` is dropped, so environments used once do
+ * not hold containers for good and many environments cannot pile up idle containers.
  */
 export class WarmPool {
   private readonly pools = new Map<string, Pool>();
@@ -30,10 +31,10 @@ export class WarmPool {
   constructor(
     private readonly deps: ProvisionDeps,
     private readonly runnerId: string,
-    private readonly idleMs: number,
+    private readonly limits: { idleMs: number; maxPools: number },
   ) {}
 
-  /** Keeps `environment.warm_pool_size` containers ready for this key. */
+  /** Keeps `environment.warm_pool_size` containers ready for this key, when there is room for a pool. */
   register(
     key: string,
     environment: EnvironmentConfig,
@@ -44,7 +45,12 @@ export class WarmPool {
     if (pool) {
       pool.environment = environment;
       pool.lastUsedAt = now;
-    } else this.pools.set(key, { environment, substrateVolume, ready: [], creating: 0, lastUsedAt: now });
+    } else if (this.pools.size < this.limits.maxPools) {
+      this.pools.set(key, { environment, substrateVolume, ready: [], creating: 0, lastUsedAt: now });
+    } else {
+      this.deps.log.warn({ pool: key, maxPools: this.limits.maxPools }, "no room for another warm pool");
+      return;
+    }
     this.fill(key);
   }
 
@@ -78,10 +84,10 @@ export class WarmPool {
     }
   }
 
-  /** Drops the pools unused for `idleMs`: their containers go, and nothing refills them. */
+  /** Drops the pools unused for `limits.idleMs`: their containers go, and nothing refills them. */
   async dropIdle(now = Date.now()): Promise<void> {
     for (const [key, pool] of [...this.pools]) {
-      if (now - pool.lastUsedAt < this.idleMs) continue;
+      if (now - pool.lastUsedAt < this.limits.idleMs) continue;
       this.pools.delete(key);
       this.deps.log.info({ pool: key }, "dropping an unused warm pool");
       await Promise.all(pool.ready.splice(0).map((entry) => this.discard(entry)));

@@ -33,6 +33,7 @@ export function testRunnerSettings() {
     maxSandboxesPerTenant: 16,
     nofile: 1_024,
     poolIdleMs: 900_000,
+    maxPools: 8,
     dnsServers: [],
     approvals: testApprovals,
   } satisfies Partial<SandboxManagerOptions>;
