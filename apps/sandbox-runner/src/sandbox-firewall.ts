@@ -29,6 +29,19 @@ export class SandboxFirewall {
     for (const rule of [...rules].reverse()) await this.iptables(["-I", rule.chain, ...rule.args]);
   }
 
+  /**
+   * Installs the bridge's rules unless they are all there: a restarted runner calls it for the
+   * networks it keeps, and re-installing in place would leave a running sandbox unfenced for a moment.
+   * (`iptables -S` reorders a rule's matches, so rules are counted per chain, not compared.)
+   */
+  async ensure(bridge: string): Promise<void> {
+    const expected = sandboxBridgeRules(bridge, ruleTag(this.runnerId, bridge), this.dnsServers);
+    for (const chain of CHAINS) {
+      const present = (await this.tagged(chain)).filter((rule) => rule.bridge === bridge).length;
+      if (present !== expected.filter((rule) => rule.chain === chain).length) return this.install(bridge);
+    }
+  }
+
   async remove(bridge: string): Promise<void> {
     await this.removeWhere((tagged) => tagged === bridge);
   }
@@ -40,12 +53,16 @@ export class SandboxFirewall {
 
   private async removeWhere(match: (bridge: string) => boolean): Promise<void> {
     for (const chain of CHAINS) {
-      const { stdout } = await this.iptables(["-S", chain]);
-      for (const line of stdout.split("\n")) {
-        const rule = taggedRule(line, this.runnerId);
-        if (rule && match(rule.bridge)) await this.iptables(["-D", rule.chain, ...rule.args]);
+      for (const rule of await this.tagged(chain)) {
+        if (match(rule.bridge)) await this.iptables(["-D", rule.chain, ...rule.args]);
       }
     }
+  }
+
+  /** This runner's rules in `chain`. */
+  private async tagged(chain: string) {
+    const { stdout } = await this.iptables(["-S", chain]);
+    return stdout.split("\n").flatMap((line) => taggedRule(line, this.runnerId) ?? []);
   }
 
   private async iptables(args: string[]): Promise<{ stdout: string }> {

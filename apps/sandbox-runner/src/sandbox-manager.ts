@@ -242,7 +242,10 @@ export class SandboxManager {
 
   /** Interrupts a running call: its process group is killed and the call returns its result. */
   async cancel(tenantId: string, sessionId: string, toolCallId: string): Promise<boolean> {
-    const channel = this.held(sessionId, tenantId).container?.channel;
+    const sandbox = this.sandboxes.get(sessionId);
+    if (!sandbox) return false;
+    this.assertOwner(sandbox, tenantId);
+    const channel = sandbox.container?.channel;
     if (!channel || channel.closed) return false;
     const { cancelled } = await channel.call<{ cancelled: boolean }>("call.cancel", { callId: toolCallId });
     return cancelled;

@@ -78,6 +78,6 @@ export class SandboxNetworks {
       else kept.add(bridgeOf(network.Name));
     }
     await this.firewall.removeAllExcept(kept);
-    for (const bridge of kept) await this.firewall.install(bridge);
+    for (const bridge of kept) await this.firewall.ensure(bridge);
   }
 }
