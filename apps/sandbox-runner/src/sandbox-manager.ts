@@ -28,6 +28,7 @@ import { removeContainer, removeVolume, SandboxContainer } from "./sandbox-conta
 import { SandboxFirewall } from "./sandbox-firewall";
 import { SandboxNetworks } from "./sandbox-network";
 import { type Binding, SessionStore } from "./session-store";
+import { TenantQuota } from "./tenant-quota";
 import { failure, type ToolOutcome } from "./tools/output-format";
 import { runTool } from "./tools/run-tool";
 import { WarmPool } from "./warm-pool";
@@ -78,8 +79,7 @@ export class SandboxManager {
   private readonly journal: CallJournal;
   private readonly sandboxes = new Map<string, Sandbox>();
   private readonly lock = new KeyedMutex();
-  /** Sandboxes being created per tenant, counted before the first await so the cap holds under a burst. */
-  private readonly creating = new Map<string, number>();
+  private readonly quota: TenantQuota;
   private readonly firewall: SandboxFirewall;
   private readonly networks: SandboxNetworks;
   private readonly provisionDeps: ProvisionDeps;
@@ -102,6 +102,11 @@ export class SandboxManager {
       nofile: options.nofile,
       log: options.log,
     };
+    this.quota = new TenantQuota(options.maxSandboxesPerTenant, (tenantId) => {
+      let held = 0;
+      for (const sandbox of this.sandboxes.values()) if (sandbox.binding.tenant_id === tenantId) held += 1;
+      return held;
+    });
     this.pool = new WarmPool(this.provisionDeps, this.runnerId, {
       idleMs: options.poolIdleMs,
       maxPools: options.maxPools,
@@ -357,28 +362,10 @@ export class SandboxManager {
     return allowed;
   }
 
-  /** Counts and reserves a place under the tenant's cap; the returned function gives it back. */
-  private reserve(tenantId: string): () => void {
-    let held = this.creating.get(tenantId) ?? 0;
-    for (const sandbox of this.sandboxes.values()) if (sandbox.binding.tenant_id === tenantId) held += 1;
-    if (held >= this.options.maxSandboxesPerTenant) {
-      throw new WakeloopError(
-        "sandbox_quota_exceeded",
-        `tenant ${tenantId} already holds ${held} sandboxes on this runner (SANDBOX_MAX_PER_TENANT ${this.options.maxSandboxesPerTenant}); release a session's sandbox first`,
-      );
-    }
-    this.creating.set(tenantId, (this.creating.get(tenantId) ?? 0) + 1);
-    return () => {
-      const left = (this.creating.get(tenantId) ?? 1) - 1;
-      if (left === 0) this.creating.delete(tenantId);
-      else this.creating.set(tenantId, left);
-    };
-  }
-
   private async create(
     request: SandboxEnsureRequest,
   ): Promise<{ sandbox: Sandbox; provisioning: SandboxProvisioning }> {
-    const done = this.reserve(request.tenant_id);
+    const done = this.quota.reserve(request.tenant_id);
     try {
       return await this.provision(request);
     } finally {
