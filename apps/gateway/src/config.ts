@@ -2,6 +2,7 @@ import {
   ProviderSettingsEnv,
   parseConfig,
   portNumber,
+  SandboxLimitsEnv,
   serviceEnv,
   ToolSettingsEnv,
 } from "@wakeloop/service-kit";
@@ -32,7 +33,8 @@ export const GatewayEnv = serviceEnv({ healthPort: 9080 })
       ),
   })
   .extend(ToolSettingsEnv.shape)
-  .extend(ProviderSettingsEnv.shape);
+  .extend(ProviderSettingsEnv.shape)
+  .extend(SandboxLimitsEnv.shape);
 export type GatewayConfig = z.output<typeof GatewayEnv>;
 
 export function loadConfig(): GatewayConfig {

@@ -2,6 +2,7 @@ import type { Bus } from "@wakeloop/bus";
 import type { Database } from "@wakeloop/db";
 import type { ModelEndpointPolicy } from "@wakeloop/model-providers";
 import type { CredentialKey } from "@wakeloop/provider-credentials";
+import type { SandboxLimits } from "@wakeloop/service-kit";
 import type { Logger } from "@wakeloop/telemetry";
 import type { PlatformToolSettings } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
@@ -21,6 +22,8 @@ export interface GatewayServerConfig {
   models: ModelEndpointPolicy;
   /** Seal tenants' provider credentials; empty disables them. */
   credentialKeys: readonly CredentialKey[];
+  /** Must match the sandbox runners' limits, so an environment saved here is one they will run. */
+  sandboxLimits: SandboxLimits;
 }
 
 export interface GatewayDeps {

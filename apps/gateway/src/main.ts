@@ -1,4 +1,4 @@
-import { runService } from "@wakeloop/service-kit";
+import { runService, sandboxLimits } from "@wakeloop/service-kit";
 import { loadConfig } from "./config";
 import { createGatewayServer } from "./server";
 
@@ -24,6 +24,7 @@ await runService({
           compatibleKeyHosts: config.OPENAI_COMPATIBLE_KEY_HOSTS,
         },
         credentialKeys: config.PROVIDER_CREDENTIAL_KEYS,
+        sandboxLimits: sandboxLimits(config),
       },
     });
     const port = await api.listen(config.PORT, config.HOST);

@@ -13,7 +13,7 @@ import { SessionDriver } from "../src/testing/session-driver";
 export type Percentiles = LatencySummary;
 export type SandboxBench = Record<string, Percentiles>;
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} } as unknown as RunnerLog;
+const _silent = { debug() {}, info() {}, warn() {}, error() {} } as unknown as RunnerLog;
 
 async function sample(
   n: number,
@@ -39,7 +39,7 @@ export async function runSandboxBench(
   const fixture = await RunnerFixture.create();
   try {
     const environment = testEnvironment();
-    const agent = agentProgram();
+    const _agent = agentProgram();
     const result: SandboxBench = {};
     // Started first: its start-up removes every unbound container of this runner id.
     const manager = await fixture.manager();
@@ -47,17 +47,12 @@ export async function runSandboxBench(
     // Cold: volume + hardened container created, started, agent answering.
     const cold: Array<Awaited<ReturnType<typeof provisionContainer>>> = [];
     result.cold_create_start_ms = await sample(coldRuns, async () => {
-      const provisioned = await provisionContainer(
-        fixture.docker,
-        agent,
-        {
-          name: `wl-${fixture.runnerId}-bench-${randomBytes(4).toString("hex")}`,
-          labels: { "wakeloop.runner": fixture.runnerId },
-          environment,
-          substrateVolume: null,
-        },
-        silent,
-      );
+      const provisioned = await provisionContainer(fixture.provisionDeps(), {
+        name: `wl-${fixture.runnerId}-bench-${randomBytes(4).toString("hex")}`,
+        labels: { "wakeloop.runner": fixture.runnerId },
+        environment,
+        substrateVolume: null,
+      });
       await provisioned.container.connect();
       cold.push(provisioned);
     });

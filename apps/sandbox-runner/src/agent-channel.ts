@@ -1,10 +1,23 @@
 import type { Duplex } from "node:stream";
 import { WakeloopError } from "@wakeloop/contracts";
 import type Docker from "dockerode";
+import { z } from "zod";
+import { FrameReader } from "./agent-frames";
 
 // The long-lived command channel: the container's main process is the agent, and the runner talks
 // to it over the container's attached stdio (one JSON request/reply per line). Attaching once per
 // container, instead of one `docker exec` per call, is what makes a warm round trip cost ~1 ms.
+// The other end is inside the sandbox: a reply that is too big, is not JSON or does not match the
+// protocol closes the channel (its calls fail, the sandbox turns to `error` and is re-attached on the
+// next call); it never throws in the runner and never makes it buffer without bound.
+
+/**
+ * Largest reply line. The biggest legitimate reply is a raw file read (the agent refuses files over
+ * 64 MiB), JSON-escaped; anything larger is not the agent speaking.
+ */
+const MAX_REPLY_BYTES = 96 * 1024 * 1024;
+/** Agent stderr logged per channel; past it a flood from the container is dropped, not logged. */
+const STDERR_LOG_BYTES = 64 * 1024;
 
 type Pending = {
   resolve: (value: unknown) => void;
@@ -12,9 +25,14 @@ type Pending = {
   timer: NodeJS.Timeout | undefined;
 };
 
-type Reply =
-  | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; error: { code: string; message: string } };
+const Reply = z.discriminatedUnion("ok", [
+  z.object({ id: z.number().int().positive(), ok: z.literal(true), result: z.unknown() }),
+  z.object({
+    id: z.number().int().positive(),
+    ok: z.literal(false),
+    error: z.object({ code: z.string().max(200), message: z.string().max(100_000) }),
+  }),
+]);
 
 /** An error the agent reported about the request itself (bad path, busy shell…): the model's to see. */
 export class AgentCallError extends WakeloopError {
@@ -29,16 +47,22 @@ export type CallOptions = { timeoutMs?: number };
 export class AgentChannel {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  private buffer: Buffer = Buffer.alloc(0);
-  private lineParts: Buffer[] = [];
+  private readonly frames: FrameReader;
+  private stderrLogged = 0;
   private closedError: WakeloopError | undefined;
   private readonly closeListeners: Array<(error: WakeloopError) => void> = [];
 
-  private constructor(
+  /** Over the attached stdio of a container (`attach`), or any duplex stream in tests. */
+  constructor(
     private readonly stream: Duplex,
     private readonly onStderr: (text: string) => void,
   ) {
-    stream.on("data", (chunk: Buffer) => this.onData(chunk));
+    this.frames = new FrameReader(MAX_REPLY_BYTES, {
+      line: (line) => this.onLine(line),
+      stderr: (chunk) => this.onStderrChunk(chunk),
+      oversized: (bytes) => this.violation(`a reply line of more than ${bytes} bytes`),
+    });
+    stream.on("data", (chunk: Buffer) => this.frames.push(chunk));
     stream.on("end", () => this.fail("the sandbox agent's stream ended"));
     stream.on("close", () => this.fail("the sandbox agent's stream closed"));
     stream.on("error", (error) => this.fail(`the sandbox agent's stream failed: ${error.message}`));
@@ -93,50 +117,43 @@ export class AgentChannel {
     this.stream.destroy();
   }
 
-  /** Docker multiplexes stdout and stderr into frames: 1 byte stream, 3 zero bytes, 4 bytes length. */
-  private onData(chunk: Buffer): void {
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
-    while (this.buffer.length >= 8) {
-      const size = this.buffer.readUInt32BE(4);
-      if (this.buffer.length < 8 + size) return;
-      const streamType = this.buffer[0];
-      const payload = this.buffer.subarray(8, 8 + size);
-      this.buffer = this.buffer.subarray(8 + size);
-      if (streamType === 1) this.onStdout(payload);
-      else this.onStderr(payload.toString("utf8"));
-    }
-  }
-
-  private onStdout(payload: Buffer): void {
-    let start = 0;
-    for (;;) {
-      const newline = payload.indexOf(10, start);
-      if (newline === -1) {
-        if (start < payload.length) this.lineParts.push(payload.subarray(start));
-        return;
-      }
-      this.lineParts.push(payload.subarray(start, newline));
-      const line = Buffer.concat(this.lineParts).toString("utf8");
-      this.lineParts = [];
-      start = newline + 1;
-      this.onLine(line);
-    }
-  }
-
   private onLine(line: string): void {
-    let reply: Reply;
+    let json: unknown;
     try {
-      reply = JSON.parse(line) as Reply;
+      json = JSON.parse(line);
     } catch {
-      this.onStderr(`unparseable agent output: ${line.slice(0, 200)}`);
+      this.violation(`a line that is not JSON: ${line.slice(0, 200)}`);
       return;
     }
+    const parsed = Reply.safeParse(json);
+    if (!parsed.success) {
+      this.violation(`a line that is not a reply: ${line.slice(0, 200)}`);
+      return;
+    }
+    const reply = parsed.data;
     const pending = this.pending.get(reply.id);
     if (!pending) return; // answered after its timeout
     this.pending.delete(reply.id);
     clearTimeout(pending.timer);
     if (reply.ok) pending.resolve(reply.result);
     else pending.reject(new AgentCallError(reply.error.code, reply.error.message));
+  }
+
+  private onStderrChunk(chunk: Buffer): void {
+    if (this.stderrLogged >= STDERR_LOG_BYTES) return;
+    this.stderrLogged += chunk.length;
+    const text = chunk.subarray(0, STDERR_LOG_BYTES).toString("utf8");
+    this.onStderr(
+      this.stderrLogged >= STDERR_LOG_BYTES ? `${text}\n[further agent stderr is not logged]` : text,
+    );
+  }
+
+  /** Only the agent may write replies; anything else on the channel ends it. */
+  private violation(what: string): void {
+    if (this.closed) return;
+    this.onStderr(`the sandbox agent's channel carried ${what}; closing it`);
+    this.fail(`the sandbox agent's channel carried ${what.split(":")[0]}`);
+    this.stream.destroy();
   }
 
   private fail(reason: string): void {

@@ -14,11 +14,14 @@ describe("containerSpec", () => {
       workspaceVolume: "wl-ws-1",
       substrateVolume: "wl-substrate-1",
       agent,
+      network: null,
+      nofile: 1_024,
     });
-    expect(spec.User).toBe("1000:1000");
+    expect(spec.User).toBe("0:0");
     expect(spec.Cmd).toEqual(["node", "-e", agent.source]);
     expect(spec.HostConfig).toMatchObject({
       CapDrop: ["ALL"],
+      CapAdd: ["SETUID", "SETGID"],
       SecurityOpt: ["no-new-privileges"],
       ReadonlyRootfs: true,
       NetworkMode: "none",
@@ -28,7 +31,12 @@ describe("containerSpec", () => {
       NanoCpus: 1e9,
       Privileged: false,
       Init: true,
+      Ulimits: [
+        { Name: "nofile", Soft: 1_024, Hard: 1_024 },
+        { Name: "core", Soft: 0, Hard: 0 },
+      ],
     });
+    expect(spec.NetworkDisabled).toBe(true);
     expect(Object.keys(spec.HostConfig?.Tmpfs ?? {})).toEqual(["/tmp", "/home/sandbox"]);
     expect(spec.HostConfig?.Mounts).toEqual([
       { Type: "volume", Source: "wl-ws-1", Target: "/workspace", ReadOnly: false },
@@ -37,7 +45,7 @@ describe("containerSpec", () => {
     expect(JSON.stringify(spec)).not.toContain("docker.sock");
   });
 
-  it("follows the environment's network and workspace access", () => {
+  it("joins its own network, never Docker's default bridge, and follows the workspace access", () => {
     const spec = containerSpec({
       name: "n",
       labels: {},
@@ -45,8 +53,15 @@ describe("containerSpec", () => {
       workspaceVolume: "w",
       substrateVolume: null,
       agent,
+      network: "wl-net-0123456789ab",
+      nofile: 256,
     });
-    expect(spec.HostConfig).toMatchObject({ NetworkMode: "bridge", NanoCpus: 5e8 });
+    expect(spec.NetworkDisabled).toBe(false);
+    expect(spec.HostConfig).toMatchObject({
+      NetworkMode: "wl-net-0123456789ab",
+      NanoCpus: 5e8,
+      Sysctls: { "net.ipv6.conf.all.disable_ipv6": "1" },
+    });
     expect(spec.HostConfig?.Mounts).toEqual([
       { Type: "volume", Source: "w", Target: "/workspace", ReadOnly: true },
     ]);

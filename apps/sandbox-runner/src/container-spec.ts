@@ -5,7 +5,13 @@ import type { AgentProgram } from "./agent-program";
 export const WORKSPACE = "/workspace";
 export const SUBSTRATE_MOUNT = "/workspace/agent";
 export const SANDBOX_HOME = "/home/sandbox";
-export const SANDBOX_USER = "1000:1000";
+/**
+ * The container starts as root, but only the agent is root, and barely: it keeps CAP_SETUID and
+ * CAP_SETGID (to start commands as 1000) and works as uid 1000 otherwise (agent/sandbox-user.cjs).
+ * Commands run as 1000 with no capabilities, and cannot signal the agent or reach its stdio.
+ */
+export const AGENT_USER = "0:0";
+const AGENT_CAPABILITIES = ["SETUID", "SETGID"];
 
 export type ContainerPlan = {
   name: string;
@@ -14,6 +20,10 @@ export type ContainerPlan = {
   workspaceVolume: string;
   substrateVolume: string | null;
   agent: AgentProgram;
+  /** The sandbox's own network (SandboxNetworks) when the environment may reach the network. */
+  network: string | null;
+  /** Open files per process: the agent and each command. */
+  nofile: number;
 };
 
 /** tmpfs counts against the memory limit, so it gets a share of it rather than a fixed size. */
@@ -22,9 +32,11 @@ function tmpfsMb(memoryMb: number): number {
 }
 
 /**
- * The hardened container every sandbox runs in: non-root, no capabilities, no privilege gain,
- * read-only root with tmpfs /tmp and HOME, pids/memory(no swap)/CPU limits, no network unless the
- * environment asks for a bridge, and never the Docker socket. Its main process is the agent.
+ * The hardened container every sandbox runs in: commands as uid 1000 without capabilities (the agent
+ * keeps two, see AGENT_USER), no privilege gain, read-only root with tmpfs /tmp and HOME,
+ * pids/memory(no swap)/CPU/open-file limits, no core dumps, no network unless it was given its own
+ * fenced one (never Docker's default bridge, and no IPv6, which the fence does not cover), and never
+ * the Docker socket. Its main process is the agent.
  */
 export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOptions {
   const env = plan.environment;
@@ -48,7 +60,7 @@ export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOption
   return {
     name: plan.name,
     Image: env.image,
-    User: SANDBOX_USER,
+    User: AGENT_USER,
     WorkingDir: WORKSPACE,
     Hostname: "sandbox",
     Cmd: ["node", "-e", plan.agent.source],
@@ -60,7 +72,7 @@ export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOption
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,
-    NetworkDisabled: env.network === "none",
+    NetworkDisabled: plan.network === null,
     HostConfig: {
       Mounts: mounts,
       Tmpfs: {
@@ -69,8 +81,14 @@ export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOption
       },
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],
+      CapAdd: AGENT_CAPABILITIES,
       SecurityOpt: ["no-new-privileges"],
-      NetworkMode: env.network,
+      NetworkMode: plan.network ?? "none",
+      ...(plan.network === null ? {} : { Sysctls: { "net.ipv6.conf.all.disable_ipv6": "1" } }),
+      Ulimits: [
+        { Name: "nofile", Soft: plan.nofile, Hard: plan.nofile },
+        { Name: "core", Soft: 0, Hard: 0 },
+      ],
       PidsLimit: env.pids_limit,
       Memory: memoryBytes,
       MemorySwap: memoryBytes,

@@ -1,5 +1,6 @@
-import { runService } from "@wakeloop/service-kit";
+import { runService, sandboxLimits } from "@wakeloop/service-kit";
 import Docker from "dockerode";
+import { postgresApprovals } from "./committed-allow";
 import { loadConfig } from "./config";
 import { startSandboxService } from "./sandbox-service";
 
@@ -7,13 +8,20 @@ import { startSandboxService } from "./sandbox-service";
 await runService({
   name: "sandbox-runner",
   config: loadConfig(),
-  start: async ({ config, bus, log }) => {
+  start: async ({ config, bus, db, log }) => {
     const runner = await startSandboxService({
       bus,
       docker: new Docker({ socketPath: config.DOCKER_SOCKET }),
       runnerId: config.SANDBOX_RUNNER_ID,
       stateDir: config.SANDBOX_STATE_DIR,
       idleStopMs: config.SANDBOX_IDLE_STOP_MS,
+      limits: sandboxLimits(config),
+      maxSandboxesPerTenant: config.SANDBOX_MAX_PER_TENANT,
+      nofile: config.SANDBOX_NOFILE,
+      poolIdleMs: config.SANDBOX_POOL_IDLE_MS,
+      maxPools: config.SANDBOX_MAX_POOLS,
+      dnsServers: config.SANDBOX_DNS_SERVERS,
+      approvals: postgresApprovals(db),
       log,
     });
     return { stop: () => runner.stop() };

@@ -5,6 +5,17 @@ import type { AgentProgram } from "./agent-program";
 import { LABEL } from "./labels";
 import type { RunnerLog } from "./runner-log";
 import { removeVolume, SandboxContainer } from "./sandbox-container";
+import type { SandboxNetworks } from "./sandbox-network";
+
+/** What provisioning needs from the runner: Docker, the agent, the network fence and host limits. */
+export type ProvisionDeps = {
+  docker: Docker;
+  agent: AgentProgram;
+  networks: SandboxNetworks;
+  /** Open files per sandbox process. */
+  nofile: number;
+  log: RunnerLog;
+};
 
 export type ProvisionRequest = {
   name: string;
@@ -15,20 +26,27 @@ export type ProvisionRequest = {
   workspaceVolume?: string;
 };
 
-export type Provisioned = { container: SandboxContainer; workspaceVolume: string };
+export type Provisioned = {
+  container: SandboxContainer;
+  workspaceVolume: string;
+  /** The sandbox's own network, removed with its container; null for `network: none`. */
+  network: string | null;
+};
 
 function isMissingImage(error: unknown): boolean {
   const e = error as { statusCode?: number; message?: string };
   return e.statusCode === 404 && /image/i.test(e.message ?? "");
 }
 
-/** Creates (not starts) a hardened container with its workspace volume; cleans up on failure. */
+/**
+ * Creates (not starts) a hardened container with its workspace volume and, when the environment may
+ * reach the network, its own fenced network; cleans up all of them on failure.
+ */
 export async function provisionContainer(
-  docker: Docker,
-  agent: AgentProgram,
+  deps: ProvisionDeps,
   request: ProvisionRequest,
-  log: RunnerLog,
 ): Promise<Provisioned> {
+  const { docker, agent } = deps;
   const createdVolume = request.workspaceVolume === undefined;
   const workspaceVolume = request.workspaceVolume ?? `wl-ws-${randomBytes(8).toString("hex")}`;
   if (createdVolume) {
@@ -37,7 +55,9 @@ export async function provisionContainer(
       Labels: { ...request.labels, [LABEL.kind]: "workspace" },
     });
   }
+  let network: string | null = null;
   try {
+    if (request.environment.network !== "none") network = await deps.networks.create(request.labels);
     const container = await SandboxContainer.create(
       docker,
       {
@@ -47,12 +67,16 @@ export async function provisionContainer(
         workspaceVolume,
         substrateVolume: request.substrateVolume,
         agent,
+        network,
+        nofile: deps.nofile,
       },
-      log,
+      deps.log,
     );
-    return { container, workspaceVolume };
+    return { container, workspaceVolume, network };
   } catch (error) {
+    if (network !== null) await deps.networks.remove(network).catch(() => undefined);
     if (createdVolume) await removeVolume(docker, workspaceVolume).catch(() => undefined);
+    if (error instanceof WakeloopError) throw error;
     if (isMissingImage(error)) {
       throw new WakeloopError(
         "sandbox_image_missing",

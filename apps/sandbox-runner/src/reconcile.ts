@@ -2,6 +2,7 @@ import type Docker from "dockerode";
 import { LABEL } from "./labels";
 import type { RunnerLog } from "./runner-log";
 import { removeContainer, removeVolume } from "./sandbox-container";
+import type { SandboxNetworks } from "./sandbox-network";
 import type { Binding, SessionStore } from "./session-store";
 
 export type Adopted = { binding: Binding; container: "running" | "stopped" | "missing" };
@@ -11,14 +12,16 @@ export type Adopted = { binding: Binding; container: "running" | "stopped" | "mi
  * either adopted (a session's container named by a binding file) or removed (pool containers, which
  * hold no session state, and orphans of a crash mid-provisioning). Bindings whose container is gone
  * stay: the workspace volume still holds the session's files and the next call re-creates a container.
+ * Sandbox networks and their firewall rules go the same way: kept while a binding names them.
  */
 export async function reconcile(args: {
   docker: Docker;
   runnerId: string;
   store: SessionStore;
+  networks: SandboxNetworks;
   log: RunnerLog;
 }): Promise<Adopted[]> {
-  const { docker, runnerId, store, log } = args;
+  const { docker, runnerId, store, networks, log } = args;
   const filters = JSON.stringify({ label: [`${LABEL.runner}=${runnerId}`] });
   const bindings = await store.allBindings();
   const byContainer = new Map(bindings.map((binding) => [binding.container_id, binding]));
@@ -49,5 +52,7 @@ export async function reconcile(args: {
       log.warn({ err: error, volume: volume.Name }, "could not remove an unclaimed volume"),
     );
   }
+  const keptNetworks = bindings.flatMap((binding) => (binding.network === null ? [] : [binding.network]));
+  await networks.reconcile(new Set(keptNetworks));
   return adopted;
 }

@@ -120,7 +120,7 @@ describe("resource limits", () => {
       { callId },
     );
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(await s.manager.cancel(s.sessionId, callId)).toBe(true);
+    expect(await s.manager.cancel(s.tenantId, s.sessionId, callId)).toBe(true);
     const result = await running;
     expect(result.outcome).toBe("completed");
     if (result.outcome !== "completed") return;
@@ -135,7 +135,7 @@ describe("resource limits", () => {
     const callId = s.nextCallId();
     const running = s.call("shell_exec", { command: "sleep 100; echo never" }, { callId });
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(await s.manager.cancel(s.sessionId, callId)).toBe(true);
+    expect(await s.manager.cancel(s.tenantId, s.sessionId, callId)).toBe(true);
     const result = await running;
     expect(JSON.stringify(result)).toContain("interrupted");
     const after = await s.run("shell_exec", { command: "pwd; echo $KEPT" });
@@ -146,7 +146,7 @@ describe("resource limits", () => {
     const callId = s.nextCallId();
     const running = s.call("shell_exec", { command: "while :; do :; done" }, { callId });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await s.manager.cancel(s.sessionId, callId);
+    await s.manager.cancel(s.tenantId, s.sessionId, callId);
     const result = await running;
     expect(JSON.stringify(result)).toContain("interrupted");
     const after = await s.run("shell_exec", { command: "pwd; echo $KEPT" });

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentProgram } from "./agent-program";
 import { LABEL, sessionKey } from "./labels";
 import { provisionContainer } from "./provision";
 import { RunnerFixture, testEnvironment } from "./testing/docker-fixture";
@@ -49,11 +48,16 @@ describe("provisioning", () => {
     expect(inspected.HostConfig).toMatchObject({
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],
+      CapAdd: ["SETUID", "SETGID"],
       NetworkMode: "none",
       PidsLimit: 128,
     });
     expect(inspected.HostConfig.SecurityOpt).toEqual(["no-new-privileges"]);
-    expect(inspected.Config.User).toBe("1000:1000");
+    // Root only for the agent, which keeps two capabilities; what the tools run is uid 1000 with none.
+    expect(inspected.Config.User).toBe("0:0");
+    expect((await second.run("shell_run", { command: "id -u; grep CapEff /proc/self/status" })).text).toMatch(
+      /^1000\nCapEff:\s+0+\n/,
+    );
 
     await manager.pool.waitFull();
     expect(Object.values(manager.pool.sizes())).toEqual([2]);
@@ -200,17 +204,12 @@ describe("runner restart", () => {
     await new Promise((resolve) => child.once("exit", resolve));
 
     // Two session containers and one pooled one survive the kill; add an orphan of a crash mid-provisioning.
-    await provisionContainer(
-      fixture.docker,
-      agentProgram(),
-      {
-        name: `wl-${fixture.runnerId}-orphan`,
-        labels: { [LABEL.runner]: fixture.runnerId, [LABEL.session]: "sesn_never_bound" },
-        environment: testEnvironment(),
-        substrateVolume: null,
-      },
-      { debug() {}, info() {}, warn() {}, error() {} } as never,
-    );
+    await provisionContainer(fixture.provisionDeps(), {
+      name: `wl-${fixture.runnerId}-orphan`,
+      labels: { [LABEL.runner]: fixture.runnerId, [LABEL.session]: "sesn_never_bound" },
+      environment: testEnvironment(),
+      substrateVolume: null,
+    });
     expect(await fixture.containers()).toHaveLength(4);
     expect(await fixture.volumes()).toHaveLength(4);
 

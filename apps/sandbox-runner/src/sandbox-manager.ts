@@ -11,19 +11,24 @@ import {
   WakeloopError,
 } from "@wakeloop/contracts";
 import { commandOf, evaluateExecPolicy, explainExecVerdict } from "@wakeloop/sandbox-client";
+import { assertSandboxLimits, type SandboxLimits } from "@wakeloop/service-kit";
 import type Docker from "dockerode";
 import type { AgentChannel } from "./agent-channel";
 import { type AgentProgram, agentProgram } from "./agent-program";
 import { CallJournal } from "./call-journal";
+import type { ApprovalCheck } from "./committed-allow";
 import { SUBSTRATE_MOUNT, WORKSPACE } from "./container-spec";
 import { KeyedMutex } from "./keyed-mutex";
 import { LABEL, sessionContainerName, substrateVolumeName } from "./labels";
 import { poolKey } from "./pool-key";
-import { ensureSubstrateVolume, provisionContainer } from "./provision";
+import { ensureSubstrateVolume, type ProvisionDeps, provisionContainer } from "./provision";
 import { reconcile } from "./reconcile";
 import type { RunnerLog } from "./runner-log";
 import { removeContainer, removeVolume, SandboxContainer } from "./sandbox-container";
+import { SandboxFirewall } from "./sandbox-firewall";
+import { SandboxNetworks } from "./sandbox-network";
 import { type Binding, SessionStore } from "./session-store";
+import { TenantQuota } from "./tenant-quota";
 import { failure, type ToolOutcome } from "./tools/output-format";
 import { runTool } from "./tools/run-tool";
 import { WarmPool } from "./warm-pool";
@@ -38,6 +43,20 @@ export type SandboxManagerOptions = {
   idleStopMs: number;
   log: RunnerLog;
   onStatus?: (notice: SandboxStatusNotice) => void;
+  /** The operator's bounds, checked again here at every ensure (the gateway checked them on save). */
+  limits: SandboxLimits;
+  /** Sandboxes one tenant may hold on this runner at once (running or stopped, until released). */
+  maxSandboxesPerTenant: number;
+  /** Open files per sandbox process. */
+  nofile: number;
+  /** A warm pool nobody registered or claimed for this long is dropped. */
+  poolIdleMs: number;
+  /** Warm pools (distinct environments) held at once; more environments start cold. */
+  maxPools: number;
+  /** Resolvers that sandboxes with a network may reach on port 53 (everything private is fenced off). */
+  dnsServers: readonly string[];
+  /** Asked before a call sent as `approved` runs: is its allow really committed? */
+  approvals: ApprovalCheck;
 };
 
 type Sandbox = {
@@ -60,6 +79,10 @@ export class SandboxManager {
   private readonly journal: CallJournal;
   private readonly sandboxes = new Map<string, Sandbox>();
   private readonly lock = new KeyedMutex();
+  private readonly quota: TenantQuota;
+  private readonly firewall: SandboxFirewall;
+  private readonly networks: SandboxNetworks;
+  private readonly provisionDeps: ProvisionDeps;
   readonly pool: WarmPool;
   private reaper: NodeJS.Timeout | undefined;
   /** Set by stop(): channels closing from here on are the runner's doing, not a sandbox failure. */
@@ -70,15 +93,34 @@ export class SandboxManager {
     this.docker = options.docker;
     this.store = new SessionStore(options.stateDir);
     this.journal = new CallJournal((sessionId) => this.store.dir(sessionId));
-    this.pool = new WarmPool(this.docker, this.runnerId, this.agent, options.log);
+    this.firewall = new SandboxFirewall(this.runnerId, options.dnsServers);
+    this.networks = new SandboxNetworks(this.docker, this.runnerId, this.firewall);
+    this.provisionDeps = {
+      docker: this.docker,
+      agent: this.agent,
+      networks: this.networks,
+      nofile: options.nofile,
+      log: options.log,
+    };
+    this.quota = new TenantQuota(options.maxSandboxesPerTenant, (tenantId) => {
+      let held = 0;
+      for (const sandbox of this.sandboxes.values()) if (sandbox.binding.tenant_id === tenantId) held += 1;
+      return held;
+    });
+    this.pool = new WarmPool(this.provisionDeps, this.runnerId, {
+      idleMs: options.poolIdleMs,
+      maxPools: options.maxPools,
+    });
   }
 
   /** Adopts this runner's running session containers, removes pool containers and orphans. */
   async start(): Promise<void> {
+    if (this.options.limits.allowNetwork) await this.firewall.check();
     const adopted = await reconcile({
       docker: this.docker,
       runnerId: this.runnerId,
       store: this.store,
+      networks: this.networks,
       log: this.options.log,
     });
     for (const { binding, container: state } of adopted) {
@@ -102,7 +144,10 @@ export class SandboxManager {
       }
     }
     const interval = Math.max(250, Math.min(30_000, Math.floor(this.options.idleStopMs / 2)));
-    this.reaper = setInterval(() => void this.stopIdle(), interval);
+    this.reaper = setInterval(() => {
+      void this.stopIdle();
+      void this.pool.dropIdle();
+    }, interval);
     this.reaper.unref();
   }
 
@@ -121,6 +166,8 @@ export class SandboxManager {
     return this.lock.run(request.session_id, async () => {
       const transitions: SandboxStatusValue[] = [];
       let sandbox = this.sandboxes.get(request.session_id);
+      if (sandbox) this.assertOwner(sandbox, request.tenant_id);
+      assertSandboxLimits(request.environment, this.options.limits);
       if (sandbox?.status === "ready" && sandbox.container?.connected) {
         this.updateSettings(sandbox, request);
         sandbox.lastUsedAt = Date.now();
@@ -160,13 +207,7 @@ export class SandboxManager {
 
   async execute(raw: unknown): Promise<SandboxExecuteResponse> {
     const request = SandboxExecuteRequest.parse(raw);
-    const sandbox = this.sandboxes.get(request.session_id);
-    if (!sandbox) {
-      throw new WakeloopError(
-        "sandbox_not_found",
-        `runner ${this.runnerId} holds no sandbox for session ${request.session_id}; call ensure first`,
-      );
-    }
+    const sandbox = this.held(request.session_id, request.tenant_id);
     sandbox.inflight += 1;
     try {
       const channel = await this.connected(sandbox);
@@ -178,7 +219,7 @@ export class SandboxManager {
           const verdict = evaluateExecPolicy(environment, command);
           const reason = explainExecVerdict(environment, command, verdict);
           if (verdict === "deny") return this.completed(request.tool_call_id, failure("exec_denied", reason));
-          if (verdict === "ask" && !request.approved) {
+          if (verdict === "ask" && !(request.approved && (await this.committedAllow(request)))) {
             approval = { command, reason };
             return null;
           }
@@ -205,17 +246,22 @@ export class SandboxManager {
   }
 
   /** Interrupts a running call: its process group is killed and the call returns its result. */
-  async cancel(sessionId: string, toolCallId: string): Promise<boolean> {
-    const channel = this.sandboxes.get(sessionId)?.container?.channel;
+  async cancel(tenantId: string, sessionId: string, toolCallId: string): Promise<boolean> {
+    const sandbox = this.sandboxes.get(sessionId);
+    if (!sandbox) return false;
+    this.assertOwner(sandbox, tenantId);
+    const channel = sandbox.container?.channel;
     if (!channel || channel.closed) return false;
     const { cancelled } = await channel.call<{ cancelled: boolean }>("call.cancel", { callId: toolCallId });
     return cancelled;
   }
 
-  release(sessionId: string): Promise<boolean> {
+  /** Removes the session's sandbox; with `tenantId`, only when that tenant owns it. */
+  release(sessionId: string, tenantId?: string): Promise<boolean> {
     return this.lock.run(sessionId, async () => {
       const sandbox = this.sandboxes.get(sessionId);
       const binding = sandbox?.binding ?? (await this.store.loadBinding(sessionId));
+      if (binding && tenantId !== undefined) this.assertOwner({ binding }, tenantId);
       this.sandboxes.delete(sessionId);
       if (sandbox) sandbox.status = "closed";
       sandbox?.container?.channel?.close();
@@ -223,6 +269,7 @@ export class SandboxManager {
       if (binding) {
         await removeContainer(this.docker, binding.container_id);
         await removeVolume(this.docker, binding.workspace_volume);
+        if (binding.network !== null) await this.networks.remove(binding.network);
       }
       await this.store.remove(sessionId);
       if (binding) this.notify(binding.tenant_id, sessionId, "closed", []);
@@ -271,7 +318,62 @@ export class SandboxManager {
 
   // ---- internals ------------------------------------------------------------------------------
 
+  /** The session's sandbox, refused unless `tenantId` owns it (the same answer as no sandbox at all). */
+  private held(sessionId: string, tenantId: string): Sandbox {
+    const sandbox = this.sandboxes.get(sessionId);
+    if (!sandbox) {
+      throw new WakeloopError(
+        "sandbox_not_found",
+        `runner ${this.runnerId} holds no sandbox for session ${sessionId}; call ensure first`,
+      );
+    }
+    this.assertOwner(sandbox, tenantId);
+    return sandbox;
+  }
+
+  private assertOwner(sandbox: Pick<Sandbox, "binding">, tenantId: string): void {
+    if (sandbox.binding.tenant_id === tenantId) return;
+    this.options.log.warn(
+      { sessionId: sandbox.binding.session_id, tenantId },
+      "refused a sandbox request from a tenant that does not own the session",
+    );
+    throw new WakeloopError(
+      "sandbox_tenant_mismatch",
+      `session ${sandbox.binding.session_id} has no sandbox for tenant ${tenantId}`,
+    );
+  }
+
+  private async committedAllow(request: {
+    tenant_id: string;
+    session_id: string;
+    tool_call_id: string;
+  }): Promise<boolean> {
+    const allowed = await this.options.approvals({
+      tenantId: request.tenant_id,
+      sessionId: request.session_id,
+      toolCallId: request.tool_call_id,
+    });
+    if (!allowed) {
+      this.options.log.warn(
+        { sessionId: request.session_id, toolCallId: request.tool_call_id },
+        "a call sent as approved has no committed allow; asking instead",
+      );
+    }
+    return allowed;
+  }
+
   private async create(
+    request: SandboxEnsureRequest,
+  ): Promise<{ sandbox: Sandbox; provisioning: SandboxProvisioning }> {
+    const done = this.quota.reserve(request.tenant_id);
+    try {
+      return await this.provision(request);
+    } finally {
+      done();
+    }
+  }
+
+  private async provision(
     request: SandboxEnsureRequest,
   ): Promise<{ sandbox: Sandbox; provisioning: SandboxProvisioning }> {
     const environment = request.environment;
@@ -297,6 +399,7 @@ export class SandboxManager {
         ...bindingBase,
         container_id: claimed.container.id,
         workspace_volume: claimed.workspaceVolume,
+        network: claimed.network,
       };
       await this.store.saveBinding(binding);
       // The name is for people reading `docker ps`; the binding file is what adoption trusts, so the
@@ -308,25 +411,21 @@ export class SandboxManager {
       return { sandbox, provisioning: "warm" };
     }
     await removeContainer(this.docker, name); // left by a crash before its binding was written
-    const provisioned = await provisionContainer(
-      this.docker,
-      this.agent,
-      {
-        name,
-        labels: {
-          [LABEL.runner]: this.runnerId,
-          [LABEL.session]: request.session_id,
-          [LABEL.tenant]: request.tenant_id,
-        },
-        environment,
-        substrateVolume,
+    const provisioned = await provisionContainer(this.provisionDeps, {
+      name,
+      labels: {
+        [LABEL.runner]: this.runnerId,
+        [LABEL.session]: request.session_id,
+        [LABEL.tenant]: request.tenant_id,
       },
-      this.options.log,
-    );
+      environment,
+      substrateVolume,
+    });
     const binding = {
       ...bindingBase,
       container_id: provisioned.container.id,
       workspace_volume: provisioned.workspaceVolume,
+      network: provisioned.network,
     };
     await this.store.saveBinding(binding);
     const sandbox = this.track(binding, provisioned.container);
@@ -362,26 +461,23 @@ export class SandboxManager {
       .inspect()
       .then(() => true)
       .catch(() => false);
-    const provisioned = await provisionContainer(
-      this.docker,
-      this.agent,
-      {
-        name,
-        labels: {
-          [LABEL.runner]: this.runnerId,
-          [LABEL.session]: binding.session_id,
-          [LABEL.tenant]: binding.tenant_id,
-        },
-        environment: binding.environment,
-        substrateVolume: binding.substrate_volume,
-        ...(volumeExists ? { workspaceVolume: binding.workspace_volume } : {}),
+    if (binding.network !== null) await this.networks.remove(binding.network);
+    const provisioned = await provisionContainer(this.provisionDeps, {
+      name,
+      labels: {
+        [LABEL.runner]: this.runnerId,
+        [LABEL.session]: binding.session_id,
+        [LABEL.tenant]: binding.tenant_id,
       },
-      this.options.log,
-    );
+      environment: binding.environment,
+      substrateVolume: binding.substrate_volume,
+      ...(volumeExists ? { workspaceVolume: binding.workspace_volume } : {}),
+    });
     sandbox.binding = {
       ...binding,
       container_id: provisioned.container.id,
       workspace_volume: provisioned.workspaceVolume,
+      network: provisioned.network,
     };
     sandbox.container = provisioned.container;
     await this.store.saveBinding(sandbox.binding);

@@ -5,7 +5,7 @@ import { testNatsUrl, testPrefix } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerLog } from "./runner-log";
 import { type SandboxRunner, startSandboxService } from "./sandbox-service";
-import { RunnerFixture, testEnvironment } from "./testing/docker-fixture";
+import { RunnerFixture, testEnvironment, testRunnerSettings } from "./testing/docker-fixture";
 
 // The runner on a real NATS: the harness-side client ensures, executes (pinned to the runner),
 // interrupts through an AbortSignal, hears status notices, and releases.
@@ -25,6 +25,7 @@ beforeAll(async () => {
     stateDir: fixture.stateDir,
     idleStopMs: 600_000,
     log: silent,
+    ...testRunnerSettings(),
   });
 });
 

@@ -1,17 +1,10 @@
 import type { Bus, ServiceHandle } from "@wakeloop/bus";
 import { type SandboxStatusNotice, WakeloopError } from "@wakeloop/contracts";
 import { pinnedSandboxService, sandboxService, sandboxStatusSubject } from "@wakeloop/sandbox-client";
-import type Docker from "dockerode";
-import type { RunnerLog } from "./runner-log";
-import { SandboxManager } from "./sandbox-manager";
+import { SandboxManager, type SandboxManagerOptions } from "./sandbox-manager";
 
-export type SandboxServiceOptions = {
+export type SandboxServiceOptions = Omit<SandboxManagerOptions, "onStatus"> & {
   bus: Pick<Bus, "serve" | "nc" | "subjects">;
-  docker: Docker;
-  runnerId: string;
-  stateDir: string;
-  idleStopMs: number;
-  log: RunnerLog;
 };
 
 export type SandboxRunner = {
@@ -27,7 +20,8 @@ export type SandboxRunner = {
  * Status changes go out as core-NATS notices on `<p>.sandbox.status.<session>`.
  */
 export async function startSandboxService(options: SandboxServiceOptions): Promise<SandboxRunner> {
-  const { bus, log } = options;
+  const { bus, ...managerOptions } = options;
+  const log = options.log;
   const publishStatus = (notice: SandboxStatusNotice) => {
     try {
       bus.nc.publish(sandboxStatusSubject(bus.subjects.prefix, notice.session_id), JSON.stringify(notice));
@@ -36,14 +30,7 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     }
     log.info({ sessionId: notice.session_id, status: notice.status, error: notice.error }, "sandbox status");
   };
-  const manager = new SandboxManager({
-    docker: options.docker,
-    runnerId: options.runnerId,
-    stateDir: options.stateDir,
-    idleStopMs: options.idleStopMs,
-    log,
-    onStatus: publishStatus,
-  });
+  const manager = new SandboxManager({ ...managerOptions, onStatus: publishStatus });
   await manager.start();
 
   const held = (sessionId: string) => {
@@ -60,11 +47,11 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
       held(request.session_id);
       return manager.execute(request);
     },
-    cancel: async (request: { session_id: string; tool_call_id: string }) => ({
-      cancelled: await manager.cancel(request.session_id, request.tool_call_id),
+    cancel: async (request: { tenant_id: string; session_id: string; tool_call_id: string }) => ({
+      cancelled: await manager.cancel(request.tenant_id, request.session_id, request.tool_call_id),
     }),
-    release: async (request: { session_id: string }) => ({
-      released: await manager.release(request.session_id),
+    release: async (request: { tenant_id?: string; session_id: string }) => ({
+      released: await manager.release(request.session_id, request.tenant_id),
     }),
     describe: async (request: { session_id: string }) => manager.describe(request.session_id),
   };

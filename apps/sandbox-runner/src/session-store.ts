@@ -16,6 +16,8 @@ export const Binding = z.object({
   container_id: z.string(),
   workspace_volume: z.string(),
   substrate_volume: z.string().nullable(),
+  /** The sandbox's own fenced network (removed on release); absent in bindings written before it existed. */
+  network: z.string().nullable().default(null),
 });
 export type Binding = z.infer<typeof Binding>;
 

@@ -1,10 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { EnvironmentConfig } from "@wakeloop/contracts";
-import type Docker from "dockerode";
-import type { AgentProgram } from "./agent-program";
 import { LABEL } from "./labels";
-import { type Provisioned, provisionContainer } from "./provision";
-import type { RunnerLog } from "./runner-log";
+import { type ProvisionDeps, type Provisioned, provisionContainer } from "./provision";
 import { removeVolume } from "./sandbox-container";
 
 /** After a failed creation (Docker down, image missing) the pool waits this long before trying again. */
@@ -15,35 +12,52 @@ type Pool = {
   substrateVolume: string | null;
   ready: Provisioned[];
   creating: number;
+  /** Last register or claim: a pool nobody asked for in `idleMs` is dropped with its containers. */
+  lastUsedAt: number;
 };
 
 /**
  * Pre-created, pre-hardened, started containers (agent answering) per pool key, each with a fresh
  * workspace volume that becomes the claiming session's workspace. A claim is a pop; the pool refills
  * in the background, one container at a time so a burst of claims does not stampede Docker.
+ * Registrations are bounded: at most `maxPools` pools at once (further environments start cold), and
+ * a pool that no session registered or claimed for `idleMs` is dropped, so environments used once do
+ * not hold containers for good and many environments cannot pile up idle containers.
  */
 export class WarmPool {
   private readonly pools = new Map<string, Pool>();
   private stopped = false;
 
   constructor(
-    private readonly docker: Docker,
+    private readonly deps: ProvisionDeps,
     private readonly runnerId: string,
-    private readonly agent: AgentProgram,
-    private readonly log: RunnerLog,
+    private readonly limits: { idleMs: number; maxPools: number },
   ) {}
 
-  /** Keeps `environment.warm_pool_size` containers ready for this key. */
-  register(key: string, environment: EnvironmentConfig, substrateVolume: string | null): void {
+  /** Keeps `environment.warm_pool_size` containers ready for this key, when there is room for a pool. */
+  register(
+    key: string,
+    environment: EnvironmentConfig,
+    substrateVolume: string | null,
+    now = Date.now(),
+  ): void {
     const pool = this.pools.get(key);
-    if (pool) pool.environment = environment;
-    else this.pools.set(key, { environment, substrateVolume, ready: [], creating: 0 });
+    if (pool) {
+      pool.environment = environment;
+      pool.lastUsedAt = now;
+    } else if (this.pools.size < this.limits.maxPools) {
+      this.pools.set(key, { environment, substrateVolume, ready: [], creating: 0, lastUsedAt: now });
+    } else {
+      this.deps.log.warn({ pool: key, maxPools: this.limits.maxPools }, "no room for another warm pool");
+      return;
+    }
     this.fill(key);
   }
 
   claim(key: string): Provisioned | null {
     const pool = this.pools.get(key);
     if (!pool) return null;
+    pool.lastUsedAt = Date.now();
     let claimed: Provisioned | null = null;
     while (claimed === null && pool.ready.length > 0) {
       const candidate = pool.ready.shift() as Provisioned;
@@ -70,6 +84,16 @@ export class WarmPool {
     }
   }
 
+  /** Drops the pools unused for `limits.idleMs`: their containers go, and nothing refills them. */
+  async dropIdle(now = Date.now()): Promise<void> {
+    for (const [key, pool] of [...this.pools]) {
+      if (now - pool.lastUsedAt < this.limits.idleMs) continue;
+      this.pools.delete(key);
+      this.deps.log.info({ pool: key }, "dropping an unused warm pool");
+      await Promise.all(pool.ready.splice(0).map((entry) => this.discard(entry)));
+    }
+  }
+
   /** Removes every pooled container: they hold no session state. */
   async drain(): Promise<void> {
     this.stopped = true;
@@ -85,32 +109,27 @@ export class WarmPool {
     let retryInMs = 0;
     void this.createOne(key, pool)
       .then((entry) => {
-        if (this.stopped) void this.discard(entry);
+        if (this.stopped || this.pools.get(key) !== pool) void this.discard(entry);
         else pool.ready.push(entry);
       })
       .catch((error) => {
         retryInMs = FILL_RETRY_MS;
-        this.log.warn({ err: error, pool: key }, "could not add a warm sandbox");
+        this.deps.log.warn({ err: error, pool: key }, "could not add a warm sandbox");
       })
       .finally(() => {
         pool.creating -= 1;
-        if (pool.ready.length < pool.environment.warm_pool_size)
+        if (this.pools.get(key) === pool && pool.ready.length < pool.environment.warm_pool_size)
           setTimeout(() => this.fill(key), retryInMs).unref();
       });
   }
 
   private async createOne(key: string, pool: Pool): Promise<Provisioned> {
-    const entry = await provisionContainer(
-      this.docker,
-      this.agent,
-      {
-        name: `wl-${this.runnerId}-p-${randomBytes(6).toString("hex")}`,
-        labels: { [LABEL.runner]: this.runnerId, [LABEL.pool]: key },
-        environment: pool.environment,
-        substrateVolume: pool.substrateVolume,
-      },
-      this.log,
-    );
+    const entry = await provisionContainer(this.deps, {
+      name: `wl-${this.runnerId}-p-${randomBytes(6).toString("hex")}`,
+      labels: { [LABEL.runner]: this.runnerId, [LABEL.pool]: key },
+      environment: pool.environment,
+      substrateVolume: pool.substrateVolume,
+    });
     try {
       await entry.container.connect();
     } catch (error) {
@@ -122,6 +141,7 @@ export class WarmPool {
 
   private async discard(entry: Provisioned): Promise<void> {
     await entry.container.remove().catch(() => undefined);
-    await removeVolume(this.docker, entry.workspaceVolume).catch(() => undefined);
+    await removeVolume(this.deps.docker, entry.workspaceVolume).catch(() => undefined);
+    if (entry.network !== null) await this.deps.networks.remove(entry.network).catch(() => undefined);
   }
 }

@@ -73,8 +73,8 @@ export const SandboxExecuteResponse = z.discriminatedUnion("outcome", [
 ]);
 export type SandboxExecuteResponse = z.infer<typeof SandboxExecuteResponse>;
 
-/** Interrupt of a running call: the runner kills the call's process group. */
-export const SandboxCancelRequest = z.object({ session_id: Id, tool_call_id: Id });
+/** Interrupt of a running call: the runner kills the call's process group (of the owning tenant only). */
+export const SandboxCancelRequest = z.object({ tenant_id: Id, session_id: Id, tool_call_id: Id });
 export type SandboxCancelRequest = z.infer<typeof SandboxCancelRequest>;
 
 export const SandboxCancelResponse = z.object({ cancelled: z.boolean() });

@@ -107,7 +107,7 @@ export function createSandboxClient(
           .request(
             service,
             "cancel",
-            { session_id: sessionId, tool_call_id: toolCallId },
+            { tenant_id: tenantId, session_id: sessionId, tool_call_id: toolCallId },
             { timeoutMs: 5_000 },
           )
           .catch(() => undefined); // the call's own reply reports what happened

@@ -1,6 +1,15 @@
 export { type ConfigCheck, checkConfig, type Env, parseConfig } from "./parse-config";
 export { type ProviderSettings, ProviderSettingsEnv } from "./provider-settings-env";
 export { type RunServiceOptions, runService } from "./run-service";
+export {
+  assertSandboxLimits,
+  type SandboxLimits,
+  type SandboxLimitsConfig,
+  SandboxLimitsEnv,
+  type SandboxLimitViolation,
+  sandboxLimits,
+  sandboxLimitViolations,
+} from "./sandbox-limits";
 export { natsCredentials, portNumber, type ServiceConfig, ServiceEnv, serviceEnv } from "./service-env";
 export type { ServiceContext, Stoppable } from "./stoppable";
 export { ToolSettingsEnv } from "./tool-settings-env";

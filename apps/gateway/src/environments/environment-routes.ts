@@ -1,17 +1,24 @@
 import { ListQuery } from "@wakeloop/contracts";
+import { assertSandboxLimits } from "@wakeloop/service-kit";
 import type { RouteDeps } from "../gateway-deps";
 import { providedFields } from "../http/provided-fields";
 import { defineRoute, type Route } from "../http/route";
 import { validateEnvironmentTools } from "../tools/validate-tool-config";
 import {
   archiveEnvironment,
+  type EnvironmentSpecValue,
   findEnvironment,
   insertEnvironment,
   listEnvironments,
   updateEnvironment,
 } from "./environment-store";
 
-export function environmentRoutes({ db, clock }: RouteDeps): Route[] {
+export function environmentRoutes({ db, clock, config }: RouteDeps): Route[] {
+  // Refused here, when the environment is saved, and again by the runner at ensure (limits can shrink).
+  const validate = (spec: EnvironmentSpecValue) => {
+    validateEnvironmentTools(spec);
+    assertSandboxLimits(spec.config, config.sandboxLimits);
+  };
   return [
     defineRoute({
       method: "POST",
@@ -23,7 +30,7 @@ export function environmentRoutes({ db, clock }: RouteDeps): Route[] {
       body: "CreateEnvironmentRequest",
       response: { status: 200, body: "Environment", description: "The new environment" },
       handler: async ({ principal, body }) => {
-        validateEnvironmentTools(body);
+        validate(body);
         return insertEnvironment(db, principal.tenantId, body, clock.now());
       },
     }),
@@ -65,7 +72,7 @@ export function environmentRoutes({ db, clock }: RouteDeps): Route[] {
           principal.tenantId,
           params.id,
           providedFields(body, rawBody),
-          validateEnvironmentTools,
+          validate,
           clock.now(),
         ),
     }),

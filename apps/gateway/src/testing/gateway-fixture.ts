@@ -5,6 +5,7 @@ import type { ToolPolicy } from "@wakeloop/contracts";
 import type { Database } from "@wakeloop/db";
 import type { ModelEndpointPolicy } from "@wakeloop/model-providers";
 import type { CredentialKey } from "@wakeloop/provider-credentials";
+import { type SandboxLimits, SandboxLimitsEnv, sandboxLimits } from "@wakeloop/service-kit";
 import { createLogger } from "@wakeloop/telemetry";
 import {
   cleanupPrefix,
@@ -56,6 +57,8 @@ export interface FixtureOptions {
   globalToolPolicy?: ToolPolicy;
   models?: ModelEndpointPolicy;
   credentialKeys?: CredentialKey[];
+  /** The operator's sandbox bounds; the defaults of SandboxLimitsEnv when omitted. */
+  sandboxLimits?: SandboxLimits;
   /** Where the gateway's log records go; silent when omitted. */
   logDestination?: Writable;
 }
@@ -89,6 +92,7 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
       tools: { globalToolPolicy: options.globalToolPolicy ?? {}, maxSubSessionDepth: 2 },
       models: options.models ?? { egress: { allowedHosts: [] }, baseUrlHosts: [], compatibleKeyHosts: [] },
       credentialKeys: options.credentialKeys ?? [{ id: "test", key: randomBytes(32) }],
+      sandboxLimits: options.sandboxLimits ?? sandboxLimits(SandboxLimitsEnv.parse({})),
     },
   });
   const port = await server.listen(0, "127.0.0.1");

@@ -1,6 +1,8 @@
 // The sandbox agent: the container's long-lived command channel. It reads one JSON request per line
 // on stdin ({id, op, args}) and writes one JSON reply per line on stdout ({id, ok, result|error}).
 // Requests run concurrently; nothing else may write to stdout.
+// First of all the agent gives up root (see sandbox-user.cjs); the modules below create files at load.
+require("./sandbox-user").becomeSandboxUser();
 const fs = require("node:fs");
 const readline = require("node:readline");
 const files = require("./files");
@@ -144,6 +146,11 @@ async function handle(line) {
   try {
     request = JSON.parse(line);
   } catch {
+    request = null;
+  }
+  // Other processes in the sandbox may write here too: a line that is not a request is dropped, so
+  // it can neither crash the agent nor draw a reply the runner would take for an answer.
+  if (typeof request !== "object" || request === null || !Number.isInteger(request.id)) {
     process.stderr.write(`sandbox-agent: unreadable request line (${line.length} chars)\n`);
     return;
   }

@@ -1,6 +1,6 @@
 // One-shot commands (argv, no shell) and background processes. Each runs in its own process group
 // (detached) so a timeout, an interrupt or a `process` signal reaches everything it started.
-const { spawn } = require("node:child_process");
+const { spawnAsSandboxUser } = require("./sandbox-user");
 const crypto = require("node:crypto");
 const history = require("./history");
 const { OutputBuffer } = require("./output-buffer");
@@ -61,7 +61,7 @@ function start({
   head,
 }) {
   const keepStdin = background || yieldMs !== undefined;
-  const child = spawn(argv[0], argv.slice(1), {
+  const child = spawnAsSandboxUser(argv[0], argv.slice(1), {
     cwd,
     env,
     detached: true,

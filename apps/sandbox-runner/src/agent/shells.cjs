@@ -2,7 +2,7 @@
 // from one command to the next. Each command is written to a file and sourced (so quoting and
 // heredocs in it cannot break the protocol), and is followed by a marker line carrying a per-shell
 // nonce, the exit code and the new cwd; everything before the marker is the command's output.
-const { spawn } = require("node:child_process");
+const { spawnAsSandboxUser } = require("./sandbox-user");
 const crypto = require("node:crypto");
 const fs = require("node:fs");
 const history = require("./history");
@@ -51,7 +51,7 @@ class Shell {
     let cwd = this.cwd;
     if (!fs.existsSync(cwd)) cwd = WORKSPACE;
     this.nonce = crypto.randomBytes(8).toString("hex");
-    const child = spawn("bash", ["--noprofile", "--norc"], {
+    const child = spawnAsSandboxUser("bash", ["--noprofile", "--norc"], {
       cwd,
       env: { ...this.env, PWD: cwd },
       detached: true,

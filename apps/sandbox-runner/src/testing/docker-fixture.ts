@@ -3,13 +3,19 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EnvironmentConfig, type SandboxStatusNotice } from "@wakeloop/contracts";
+import { SandboxLimitsEnv, sandboxLimits } from "@wakeloop/service-kit";
 import { labelledContainers, labelledVolumes, removeLabelled, requireDocker } from "@wakeloop/testing";
 import type Docker from "dockerode";
+import { agentProgram } from "../agent-program";
 import { LABEL } from "../labels";
+import type { ProvisionDeps } from "../provision";
 import type { RunnerLog } from "../runner-log";
+import { SandboxFirewall } from "../sandbox-firewall";
 import { SandboxManager, type SandboxManagerOptions } from "../sandbox-manager";
+import { SandboxNetworks } from "../sandbox-network";
+import { testApprovals } from "./session-driver";
 
-const silent: RunnerLog = {
+export const silent: RunnerLog = {
   debug: () => {},
   info: () => {},
   warn: () => {},
@@ -18,6 +24,19 @@ const silent: RunnerLog = {
 
 export function testEnvironment(overrides: Partial<EnvironmentConfig> = {}): EnvironmentConfig {
   return EnvironmentConfig.parse({ memory_mb: 256, pids_limit: 128, ...overrides });
+}
+
+/** The runner settings of a test: the operator defaults, with network allowed so it can be tested. */
+export function testRunnerSettings() {
+  return {
+    limits: { ...sandboxLimits(SandboxLimitsEnv.parse({})), allowNetwork: true },
+    maxSandboxesPerTenant: 16,
+    nofile: 1_024,
+    poolIdleMs: 900_000,
+    maxPools: 8,
+    dnsServers: [],
+    approvals: testApprovals,
+  } satisfies Partial<SandboxManagerOptions>;
 }
 
 /** A runner with its own id and state directory; `cleanup` removes exactly what that id created. */
@@ -45,11 +64,24 @@ export class RunnerFixture {
       idleStopMs: 600_000,
       log: silent,
       onStatus: (notice) => this.statuses.push(notice),
+      ...testRunnerSettings(),
       ...options,
     });
     await manager.start();
     this.managers.push(manager);
     return manager;
+  }
+
+  /** What provisioning outside a manager needs (benchmarks, orphans made by hand). */
+  provisionDeps(): ProvisionDeps {
+    const firewall = new SandboxFirewall(this.runnerId, []);
+    return {
+      docker: this.docker,
+      agent: agentProgram(),
+      networks: new SandboxNetworks(this.docker, this.runnerId, firewall),
+      nofile: 1_024,
+      log: silent,
+    };
   }
 
   containers(): Promise<Docker.ContainerInfo[]> {
@@ -63,6 +95,8 @@ export class RunnerFixture {
   async cleanup(): Promise<void> {
     for (const manager of this.managers) await manager.stop().catch(() => undefined);
     await removeLabelled(this.docker, { [LABEL.runner]: this.runnerId });
+    // Networks, then the firewall rules, that carry this runner id: the containers are gone by now.
+    await this.provisionDeps().networks.reconcile(new Set());
     await rm(this.stateDir, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,7 @@
 import Docker from "dockerode";
 import type { RunnerLog } from "../runner-log";
 import { SandboxManager } from "../sandbox-manager";
-import { testEnvironment } from "./docker-fixture";
+import { testEnvironment, testRunnerSettings } from "./docker-fixture";
 
 // A runner in its own process, for the test that kills it with SIGKILL: it ensures the sessions
 // named on the command line (the first cold, the rest from a warm pool of one), prints READY, and
@@ -16,6 +16,7 @@ const manager = new SandboxManager({
   stateDir,
   idleStopMs: 600_000,
   log: silent,
+  ...testRunnerSettings(),
 });
 await manager.start();
 const environment = testEnvironment({ warm_pool_size: 1 });

@@ -5,8 +5,21 @@ import type {
   SandboxExecuteResponse,
   SandboxToolName,
 } from "@wakeloop/contracts";
+import type { ApprovalCheck } from "../committed-allow";
 import type { SandboxManager } from "../sandbox-manager";
 import { testEnvironment } from "./docker-fixture";
+
+/**
+ * The allows "committed" by test drivers: a driver sending `approved: true` records the allow first,
+ * as the harness sends `approved` only after the `user.tool_confirmation` is in Postgres. The Postgres
+ * check itself (committed-allow.ts) is exercised by test/security/sandbox.security.test.ts.
+ */
+const committedAllows = new Set<string>();
+const allowKey = (tenantId: string, sessionId: string, toolCallId: string) =>
+  `${tenantId}/${sessionId}/${toolCallId}`;
+
+export const testApprovals: ApprovalCheck = async ({ tenantId, sessionId, toolCallId }) =>
+  committedAllows.has(allowKey(tenantId, sessionId, toolCallId));
 
 /** Drives one session's sandbox the way the harness does: ensure, then tool calls with fresh ids. */
 export class SessionDriver {
@@ -39,13 +52,16 @@ export class SessionDriver {
     input: unknown,
     options: { approved?: boolean; callId?: string } = {},
   ): Promise<SandboxExecuteResponse> {
+    const callId = options.callId ?? this.nextCallId();
+    const approved = options.approved ?? true;
+    if (approved) committedAllows.add(allowKey(this.tenantId, this.sessionId, callId));
     return this.manager.execute({
       tenant_id: this.tenantId,
       session_id: this.sessionId,
-      tool_call_id: options.callId ?? this.nextCallId(),
+      tool_call_id: callId,
       tool,
       input,
-      approved: options.approved ?? true,
+      approved,
     });
   }
 

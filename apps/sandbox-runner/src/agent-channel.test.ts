@@ -1,0 +1,41 @@
+import { Duplex } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { AgentChannel } from "./agent-channel";
+
+// The channel against a stream the test writes as the container would: Docker frames of stdout.
+
+function frame(payload: string): Buffer {
+  const header = Buffer.alloc(8);
+  header[0] = 1;
+  header.writeUInt32BE(Buffer.byteLength(payload), 4);
+  return Buffer.concat([header, Buffer.from(payload)]);
+}
+
+function channel() {
+  const stream = new Duplex({ read() {}, write: (_chunk, _encoding, done) => done() });
+  const stderr: string[] = [];
+  return { stream, stderr, channel: new AgentChannel(stream, (text) => stderr.push(text)) };
+}
+
+describe("AgentChannel", () => {
+  it("resolves a call with its reply", async () => {
+    const { stream, channel: agent } = channel();
+    const answer = agent.call<{ pong: boolean }>("ping");
+    stream.push(frame('{"id":1,"ok":true,"result":{"pong":true}}\n'));
+    await expect(answer).resolves.toEqual({ pong: true });
+  });
+
+  it.each([
+    ["null", "null\n"],
+    ["a reply without its error", '{"id":1,"ok":false}\n'],
+    ["not JSON", `${"x".repeat(1_000)}\n`],
+  ])("closes on %s instead of throwing, failing the calls in flight", async (_what, line) => {
+    const { stream, stderr, channel: agent } = channel();
+    const answer = agent.call("ping");
+    stream.push(frame(line));
+    await expect(answer).rejects.toMatchObject({ code: "sandbox_channel_closed" });
+    expect(agent.closed).toBe(true);
+    expect(stderr.join("\n")).toContain("closing it");
+    await expect(agent.call("ping")).rejects.toMatchObject({ code: "sandbox_channel_closed" });
+  });
+});

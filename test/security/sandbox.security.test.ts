@@ -1,0 +1,399 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { connect, createServer, type Server } from "node:net";
+import { promisify } from "node:util";
+import { type Bus, connectBus } from "@wakeloop/bus";
+import { type EnvironmentConfig, type SandboxExecuteResponse, WakeloopError } from "@wakeloop/contracts";
+import { append, createSession } from "@wakeloop/db";
+import { createGatewayServer, createTenant, type GatewayServer } from "@wakeloop/gateway";
+import { createSandboxClient, type SandboxClient } from "@wakeloop/sandbox-client";
+import { postgresApprovals, type SandboxRunner, startSandboxService } from "@wakeloop/sandbox-runner";
+import { RunnerFixture, silent, testEnvironment, testRunnerSettings } from "@wakeloop/sandbox-runner/testing";
+import { SandboxLimitsEnv, sandboxLimits } from "@wakeloop/service-kit";
+import { createLogger } from "@wakeloop/telemetry";
+import {
+  createTestDatabase,
+  type SeededAgent,
+  seedAgent,
+  type TestDatabase,
+  testNatsUrl,
+  testPrefix,
+} from "@wakeloop/testing";
+import type Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// Issue #8, points 6, 9 (sandbox half) and 10 (runner half), against a real runner on real NATS,
+// Docker, Postgres and the host's packet filter: what a hostile tenant or a hostile process inside a
+// sandbox tries, and what it must not get.
+
+const run = promisify(execFile);
+let fixture: RunnerFixture;
+let database: TestDatabase;
+let seeded: SeededAgent;
+let bus: Bus;
+let runner: SandboxRunner;
+let client: SandboxClient;
+
+const MAX_PER_TENANT = 3;
+
+beforeAll(async () => {
+  fixture = await RunnerFixture.create();
+  database = await createTestDatabase();
+  seeded = await seedAgent(database.db);
+  bus = await connectBus({ servers: testNatsUrl(), prefix: testPrefix(), name: "sandbox-security" });
+  runner = await startSandboxService({
+    bus,
+    docker: fixture.docker,
+    runnerId: fixture.runnerId,
+    stateDir: fixture.stateDir,
+    idleStopMs: 600_000,
+    log: silent,
+    ...testRunnerSettings(),
+    maxSandboxesPerTenant: MAX_PER_TENANT,
+    approvals: postgresApprovals(database.appDb),
+  });
+  client = createSandboxClient(bus);
+});
+
+afterAll(async () => {
+  await runner?.stop();
+  await bus?.close();
+  await fixture?.cleanup();
+  await database?.drop();
+});
+
+const newSessionId = () => `sesn_sec_${randomBytes(5).toString("hex")}`;
+let calls = 0;
+const newCallId = () => `tcall_sec_${randomBytes(3).toString("hex")}_${++calls}`;
+
+async function ensure(tenantId: string, environment: EnvironmentConfig, sessionId = newSessionId()) {
+  await client.ensureSandbox({ tenantId, sessionId, environment });
+  return sessionId;
+}
+
+async function shell(tenantId: string, sessionId: string, command: string): Promise<string> {
+  const response = await client.execute({
+    tenantId,
+    sessionId,
+    toolCallId: newCallId(),
+    tool: "shell_run",
+    input: { command },
+  });
+  if (response.outcome !== "completed") throw new Error(`needs approval: ${response.reason}`);
+  return response.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+}
+
+/** The workspace listing, through a tool the exec policy does not gate. */
+async function workspace(tenantId: string, sessionId: string): Promise<string> {
+  const response = await client.execute({
+    tenantId,
+    sessionId,
+    toolCallId: newCallId(),
+    tool: "ls",
+    input: {},
+  });
+  return JSON.stringify(response);
+}
+
+async function refusal(promise: Promise<unknown>): Promise<WakeloopError> {
+  const error = await promise.then(
+    () => new Error("expected a refusal"),
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(WakeloopError);
+  return error as WakeloopError;
+}
+
+function reachableFromHost(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 2_000 });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+    socket.once("timeout", () => done(false));
+  });
+}
+
+// ---- 6: network ---------------------------------------------------------------------------------
+
+describe("a sandbox with network: bridge", () => {
+  const added: string[] = [];
+  const servers: Server[] = [];
+  let victim: Docker.Container | undefined;
+  const PRIVATE = `10.213.${Math.floor(Math.random() * 200) + 20}.1`;
+  const METADATA = "169.254.169.254";
+
+  async function listen(host: string): Promise<number> {
+    const server = createServer((socket) => {
+      socket.on("error", () => undefined); // probes hang up without reading
+      socket.end("hello\n");
+    });
+    servers.push(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, host, resolve);
+    });
+    return (server.address() as { port: number }).port;
+  }
+
+  beforeAll(async () => {
+    // Addresses on the host that a sandbox must not reach: a private one and the metadata address.
+    for (const address of [PRIVATE, METADATA]) {
+      await run("ip", ["addr", "add", `${address}/32`, "dev", "lo"]);
+      added.push(address);
+    }
+    // Another tenant's container on Docker's default bridge, with a port published on the host.
+    victim = await fixture.docker.createContainer({
+      Image: "wakeloop-sandbox:bookworm",
+      name: `wl-${fixture.runnerId}-victim`,
+      Labels: { "wakeloop.runner": fixture.runnerId },
+      Cmd: ["node", "-e", "require('net').createServer((s) => s.end('hi\\n')).listen(8080)"],
+      ExposedPorts: { "8080/tcp": {} },
+      HostConfig: { PortBindings: { "8080/tcp": [{ HostPort: "" }] } },
+    });
+    await victim.start();
+  });
+
+  afterAll(async () => {
+    for (const server of servers) server.close();
+    await victim?.remove({ force: true }).catch(() => undefined);
+    for (const address of added) await run("ip", ["addr", "del", `${address}/32`, "dev", "lo"]);
+  });
+
+  it("reaches no other container, private or link-local address, nor the host and its published ports", async () => {
+    const info = await (victim as Docker.Container).inspect();
+    const victimIp = info.NetworkSettings.Networks.bridge?.IPAddress ?? "";
+    const gateway = info.NetworkSettings.Networks.bridge?.Gateway ?? "";
+    const published = info.NetworkSettings.Ports["8080/tcp"]?.[0]?.HostPort ?? "";
+    expect(victimIp).not.toBe("");
+    const targets = [
+      [victimIp, "8080"],
+      [gateway, published],
+      [gateway, String(await listen(gateway))],
+      [PRIVATE, String(await listen(PRIVATE))],
+      [METADATA, String(await listen(METADATA))],
+    ];
+    // The targets are open: the host reaches each of them (the victim once its listener is up).
+    for (const [host = "", port = ""] of targets.slice(1)) {
+      await expect.poll(() => reachableFromHost(host, Number(port)), { timeout: 30_000 }).toBe(true);
+    }
+
+    const sessionId = await ensure("tnt_net", testEnvironment({ network: "bridge" }));
+    const probes = targets
+      .map(
+        ([host, port]) =>
+          `(timeout 3 bash -c 'exec 3<>/dev/tcp/${host}/${port}' 2>/dev/null && echo "OPEN ${host}:${port}" || echo "SHUT ${host}:${port}") &`,
+      )
+      .join("\n");
+    const text = await shell("tnt_net", sessionId, `${probes}\nwait`);
+    for (const [host, port] of targets) expect(text).toContain(`SHUT ${host}:${port}`);
+    expect(text).not.toContain("OPEN");
+
+    // Its network is its own, and it goes (with its firewall rules) when the sandbox is released.
+    const container = await fixture.docker
+      .getContainer(runner.manager.describe(sessionId).container_id ?? "")
+      .inspect();
+    const networks = Object.keys(container.NetworkSettings.Networks);
+    expect(networks).toHaveLength(1);
+    expect(networks[0]).not.toBe("bridge");
+    await client.release(sessionId, "tnt_net");
+    const rules = (await run("iptables", ["-w", "-S"])).stdout;
+    expect(rules).not.toContain(`wakeloop:${fixture.runnerId}:`);
+    const left = await fixture.docker.listNetworks({
+      filters: JSON.stringify({ name: [networks[0] ?? ""] }),
+    });
+    expect(left).toEqual([]);
+  }, 120_000);
+});
+
+// ---- 6: operator bounds ---------------------------------------------------------------------------
+
+describe("operator bounds", () => {
+  let gateway: GatewayServer;
+  let url: string;
+  let ownerKey: string;
+
+  beforeAll(async () => {
+    gateway = createGatewayServer({
+      db: database.appDb,
+      bus,
+      log: createLogger({ service: "sandbox-security", level: "silent" }),
+      config: {
+        bodyLimitBytes: 1_048_576,
+        sseKeepAliveMs: 15_000,
+        tools: { globalToolPolicy: {}, maxSubSessionDepth: 2 },
+        models: { egress: { allowedHosts: [] }, baseUrlHosts: [], compatibleKeyHosts: [] },
+        credentialKeys: [],
+        sandboxLimits: sandboxLimits(SandboxLimitsEnv.parse({})),
+      },
+    });
+    url = `http://127.0.0.1:${await gateway.listen(0, "127.0.0.1")}`;
+    ownerKey = (await createTenant(database.db, { name: "bounds" })).ownerKey.key;
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  async function post(path: string, body: unknown) {
+    const response = await fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ownerKey}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, never> };
+  }
+
+  it("the gateway refuses an environment over a maximum when it is saved, naming the limit", async () => {
+    const over: Array<[Record<string, unknown>, string]> = [
+      [{ cpus: 8 }, "SANDBOX_MAX_CPUS"],
+      [{ memory_mb: 65_536 }, "SANDBOX_MAX_MEMORY_MB"],
+      [{ pids_limit: 100_000 }, "SANDBOX_MAX_PIDS"],
+      [{ warm_pool_size: 64 }, "SANDBOX_MAX_WARM_POOL_SIZE"],
+      [{ network: "bridge" }, "SANDBOX_ALLOW_NETWORK"],
+      [{ image: "docker:dind" }, "SANDBOX_ALLOWED_IMAGES"],
+    ];
+    for (const [config, limit] of over) {
+      const response = await post("/v1/environments", { name: "too big", config });
+      expect(response.status, JSON.stringify(config)).toBe(400);
+      expect(JSON.stringify(response.body)).toContain(limit);
+    }
+    const saved = await post("/v1/environments", { name: "fits", config: { memory_mb: 256 } });
+    expect(saved.status).toBe(200);
+    const updated = await post(`/v1/environments/${saved.body.id}`, { config: { cpus: 16 } });
+    expect(updated.status).toBe(400);
+    expect(JSON.stringify(updated.body)).toContain("SANDBOX_MAX_CPUS");
+  });
+
+  it("the runner refuses them again, before creating anything", async () => {
+    const sessionId = newSessionId();
+    const error = await refusal(
+      ensure("tnt_bounds", testEnvironment({ cpus: 8, memory_mb: 4_096 }), sessionId),
+    );
+    expect(error.code).toBe("sandbox_limit_exceeded");
+    expect(error.message).toContain("SANDBOX_MAX_CPUS");
+    expect(await fixture.containers()).not.toContainEqual(
+      expect.objectContaining({ Labels: expect.objectContaining({ "wakeloop.session": sessionId }) }),
+    );
+  });
+
+  it("holds a tenant to its cap of live sandboxes, even under a burst, and not other tenants", async () => {
+    const environment = testEnvironment();
+    const burst = await Promise.allSettled(
+      Array.from({ length: MAX_PER_TENANT + 1 }, () => ensure("tnt_cap", environment)),
+    );
+    const refused = burst.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ code: "sandbox_quota_exceeded" });
+    expect(await ensure("tnt_cap_other", environment)).toMatch(/^sesn_/);
+
+    const first = burst.find((result) => result.status === "fulfilled");
+    await client.release((first as PromiseFulfilledResult<string>).value, "tnt_cap");
+    expect(await ensure("tnt_cap", environment)).toMatch(/^sesn_/);
+  }, 180_000);
+
+  it("sets a nofile ulimit on sandbox processes", async () => {
+    const sessionId = await ensure("tnt_ulimit", testEnvironment());
+    expect(await shell("tnt_ulimit", sessionId, "ulimit -n; ulimit -c")).toMatch(/^1024\n0\n/);
+  });
+});
+
+// ---- 9: the agent channel -------------------------------------------------------------------------
+
+describe("a hostile process inside a sandbox", () => {
+  it("cannot signal the agent, reach its channel or take the runner down with frames", async () => {
+    const bystander = await ensure("tnt_bystander", testEnvironment());
+    const hostile = await ensure("tnt_hostile", testEnvironment());
+    const agentPid = "pgrep -o -x node";
+    const before = await shell("tnt_hostile", hostile, agentPid);
+    // The agent's stdout is the runner's channel: garbage, a forged reply and an oversized line.
+    const attack = [
+      `A=$(${agentPid}); id -u`,
+      "kill -9 $A 2>&1; kill -STOP $A 2>&1",
+      `printf '\\nnull\\n{"id":1,"ok":false}\\n' > /proc/$A/fd/1 || echo NO-CHANNEL`,
+      'for i in $(seq 1 500); do printf \'{"id":%d,"ok":false}\\n\' $i; done > /proc/$A/fd/1 || echo NO-CHANNEL',
+      "head -c 120000000 /dev/zero | tr '\\0' x > /proc/$A/fd/1 || echo NO-CHANNEL",
+      "timeout 2 cat /proc/$A/fd/0 2>&1 | head -c 100",
+      "echo survived",
+    ].join("\n");
+    const text = await shell("tnt_hostile", hostile, attack);
+    expect(text).toMatch(/^1000\n/);
+    expect(text).toContain("Operation not permitted");
+    expect(text.match(/NO-CHANNEL/g)).toHaveLength(3);
+    expect(text).toContain("survived");
+
+    // The same agent still answers, and the runner serves everyone else.
+    expect(await shell("tnt_hostile", hostile, agentPid)).toBe(before);
+    expect(await shell("tnt_bystander", bystander, "echo alive")).toContain("alive");
+  }, 180_000);
+});
+
+// ---- 10: tenant ownership and approvals -----------------------------------------------------------
+
+describe("requests the runner must refuse", () => {
+  it("refuses a request for a session whose sandbox another tenant owns", async () => {
+    const sessionId = await ensure("tnt_owner", testEnvironment());
+    await shell("tnt_owner", sessionId, "echo secret > /workspace/secret.txt");
+
+    const read = client.execute({
+      tenantId: "tnt_intruder",
+      sessionId,
+      toolCallId: newCallId(),
+      tool: "shell_run",
+      input: { command: "cat /workspace/secret.txt" },
+    });
+    expect((await refusal(read)).code).toBe("sandbox_tenant_mismatch");
+    expect((await refusal(ensure("tnt_intruder", testEnvironment(), sessionId))).code).toBe(
+      "sandbox_tenant_mismatch",
+    );
+    expect((await refusal(client.release(sessionId, "tnt_intruder"))).code).toBe("sandbox_tenant_mismatch");
+    expect(await shell("tnt_owner", sessionId, "cat /workspace/secret.txt")).toContain("secret");
+  }, 120_000);
+
+  it("runs an `approved` call only when its allow is committed in Postgres", async () => {
+    const session = await createSession(database.db, {
+      tenantId: seeded.tenantId,
+      agentId: seeded.agentId,
+      agentVersion: seeded.agentVersion,
+      environmentId: null,
+      parentSessionId: null,
+      title: "approvals",
+      metadata: {},
+      budget: { max_total_tokens: null },
+    });
+    const environment = testEnvironment({
+      exec_security: "allowlist",
+      exec_allowlist: ["echo"],
+      exec_ask: "on-miss",
+    });
+    await ensure(seeded.tenantId, environment, session.id);
+    const callId = `sevt_${randomBytes(8).toString("hex")}`;
+    const touch = (): Promise<SandboxExecuteResponse> =>
+      client.execute({
+        tenantId: seeded.tenantId,
+        sessionId: session.id,
+        toolCallId: callId,
+        tool: "shell_run",
+        input: { command: "touch /workspace/approved.txt" },
+        approved: true,
+      });
+
+    // Sent as approved, but nobody allowed it: refused, nothing ran.
+    expect(await touch()).toMatchObject({ outcome: "needs_approval" });
+    expect(await workspace(seeded.tenantId, session.id)).not.toContain("approved.txt");
+
+    await append(database.db, {
+      tenantId: seeded.tenantId,
+      sessionId: session.id,
+      events: [
+        { id: callId, type: "agent.tool_use", name: "shell_run", input: {}, evaluated_permission: "ask" },
+        { type: "user.tool_confirmation", tool_use_id: callId, result: "allow" },
+      ],
+    });
+    expect(await touch()).toMatchObject({ outcome: "completed", is_error: false });
+    expect(await workspace(seeded.tenantId, session.id)).toContain("approved.txt");
+  }, 120_000);
+});
