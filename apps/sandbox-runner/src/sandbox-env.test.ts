@@ -1,10 +1,11 @@
+import type { EnvironmentConfig } from "@wakeloop/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunnerFixture, testEnvironment } from "./testing/docker-fixture";
 import { SessionDriver } from "./testing/session-driver";
 
 // Which environment each tool's processes start with, in a real container (issue #8, point 4).
-// The environment is exec_security=full, so every call runs: what is checked is the environment the
-// agent hands each process, not the policy in front of it.
+// Mostly under exec_security=full, so every call runs and what is checked is the environment the agent
+// hands each process; the first case checks the runner's own copy of the policy in front of it.
 
 let fixture: RunnerFixture;
 
@@ -16,8 +17,10 @@ afterAll(async () => {
   await fixture?.cleanup();
 });
 
-async function session(): Promise<SessionDriver> {
-  const s = new SessionDriver(await fixture.manager(), undefined, testEnvironment({ exec_security: "full" }));
+async function session(
+  policy: Partial<EnvironmentConfig> = { exec_security: "full" },
+): Promise<SessionDriver> {
+  const s = new SessionDriver(await fixture.manager(), undefined, testEnvironment(policy));
   await s.ensure();
   return s;
 }
@@ -25,6 +28,28 @@ async function session(): Promise<SessionDriver> {
 async function listing(s: SessionDriver): Promise<string> {
   return (await s.run("ls", {})).text;
 }
+
+describe("the runner's exec check", () => {
+  it("refuses a variable that chooses code unless the policy allows or a person approved it", async () => {
+    const setRc = { name: "RIPGREP_CONFIG_PATH", value: "/workspace/rgrc", shell_id: "main" };
+    const denying = await session({ exec_security: "deny" });
+    expect(await denying.call("shell_set_env", setRc, { approved: true })).toMatchObject({
+      outcome: "completed",
+      is_error: true,
+      result: { code: "exec_denied" },
+    });
+    const asking = await session({ exec_security: "allowlist", exec_allowlist: ["ls"], exec_ask: "on-miss" });
+    expect(await asking.call("shell_set_env", setRc, { approved: false })).toMatchObject({
+      outcome: "needs_approval",
+    });
+    expect(
+      await asking.call("shell_set_env", { ...setRc, name: "GREETING" }, { approved: false }),
+    ).toMatchObject({
+      outcome: "completed",
+      is_error: false,
+    });
+  });
+});
 
 describe("read-only tools", () => {
   it("grep and the inspection bash ignore the variables the shell exports", async () => {
