@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { analyzeCommand } from "./shell-analysis";
 
+describe("loading the parser", () => {
+  // First in this file: the parser loads on the first analysis.
+  it("leaves the process's stack trace limit and globals as they were", () => {
+    const limit = Error.stackTraceLimit;
+    const hadRequire = Object.hasOwn(globalThis, "require");
+    expect(analyzeCommand("true").ok).toBe(true);
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(Object.hasOwn(globalThis, "require")).toBe(hadRequire);
+  });
+});
+
 describe("analyzeCommand", () => {
   it("reads simple commands joined by lists and pipes, with quotes removed", () => {
     expect(analyzeCommand(`git status -s && echo "a b" | wc -l; ls 'x y' $HOME &`)).toEqual({

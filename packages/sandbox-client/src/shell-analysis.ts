@@ -1,4 +1,5 @@
-import sh from "mvdan-sh";
+import { createRequire } from "node:module";
+import type sh from "mvdan-sh";
 
 // What a command line runs, read by mvdan/sh's bash parser (the parser behind shfmt), so the exec
 // policy sees the commands bash will see. The analysis accepts a deliberately small subset: simple
@@ -23,8 +24,23 @@ type Node = sh.Node;
 
 class Unsafe extends Error {}
 
-const { syntax } = sh;
-const parser = syntax.NewParser(syntax.Variant(syntax.LangBash));
+type Syntax = (typeof sh)["syntax"];
+let loaded: { syntax: Syntax; parser: sh.Parser } | undefined;
+
+/**
+ * Loads the parser on first use. Its GopherJS runtime sets `Error.stackTraceLimit = Infinity` and
+ * `globalThis.require` when it loads; both are put back so the process is otherwise unchanged.
+ */
+function shellParser(): { syntax: Syntax; parser: sh.Parser } {
+  if (loaded) return loaded;
+  const stackTraceLimit = Error.stackTraceLimit;
+  const hadRequire = Object.hasOwn(globalThis, "require");
+  const { syntax } = createRequire(import.meta.url)("mvdan-sh") as typeof sh;
+  Error.stackTraceLimit = stackTraceLimit;
+  if (!hadRequire) Reflect.deleteProperty(globalThis, "require");
+  loaded = { syntax, parser: syntax.NewParser(syntax.Variant(syntax.LangBash)) };
+  return loaded;
+}
 
 /** Statement kinds other than simple commands and lists, by the reason they are a miss. */
 const COMPOUND: Record<string, string> = {
@@ -58,7 +74,7 @@ const EXPANDING = /[*?[\]{}~\\]/;
 export function analyzeCommand(command: string): ShellAnalysis {
   let file: sh.File;
   try {
-    file = parser.Parse(command, "");
+    file = shellParser().parser.Parse(command, "");
   } catch (error) {
     return { ok: false, reason: `cannot be parsed: ${parseMessage(error)}` };
   }
@@ -80,7 +96,7 @@ function visitStmt(stmt: sh.Stmt | null, commands: SimpleCommand[], counter: { o
   if (stmt.Coprocess) throw new Unsafe("coproc");
   if (stmt.Background) counter.operators += 1;
   const cmd = stmt.Cmd;
-  const type = cmd ? syntax.NodeType(cmd) : "none";
+  const type = cmd ? shellParser().syntax.NodeType(cmd) : "none";
   if (type === "BinaryCmd") {
     const binary = cmd as sh.BinaryCmd;
     counter.operators += 1;
@@ -114,7 +130,7 @@ function partsValue(parts: readonly Node[], quoted: boolean): string | null {
 }
 
 function partValue(part: Node, quoted: boolean): string | null {
-  const type = syntax.NodeType(part);
+  const type = shellParser().syntax.NodeType(part);
   switch (type) {
     case "Lit": {
       const text = (part as sh.Lit).Value;
