@@ -10,7 +10,7 @@ import {
   type SandboxStatusValue,
   WakeloopError,
 } from "@wakeloop/contracts";
-import { commandOf, evaluateExecPolicy, explainExecVerdict } from "@wakeloop/sandbox-client";
+import { checkExec } from "@wakeloop/sandbox-client";
 import { assertSandboxLimits, type SandboxLimits } from "@wakeloop/service-kit";
 import type Docker from "dockerode";
 import type { AgentChannel } from "./agent-channel";
@@ -214,13 +214,12 @@ export class SandboxManager {
       const environment = sandbox.binding.environment;
       let approval: { command: string; reason: string } | null = null;
       const result = await this.journal.once(request.session_id, request.tool_call_id, async () => {
-        const command = commandOf(request.tool, request.input);
-        if (command !== null) {
-          const verdict = evaluateExecPolicy(environment, command);
-          const reason = explainExecVerdict(environment, command, verdict);
-          if (verdict === "deny") return this.completed(request.tool_call_id, failure("exec_denied", reason));
-          if (verdict === "ask" && !(request.approved && (await this.committedAllow(request)))) {
-            approval = { command, reason };
+        const check = checkExec(environment, request.tool, request.input);
+        if (check !== null) {
+          if (check.verdict === "deny")
+            return this.completed(request.tool_call_id, failure("exec_denied", check.reason));
+          if (check.verdict === "ask" && !(request.approved && (await this.committedAllow(request)))) {
+            approval = { command: check.command ?? "", reason: check.reason };
             return null;
           }
         }

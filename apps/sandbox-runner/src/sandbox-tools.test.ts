@@ -137,8 +137,11 @@ describe("bash (inspection hand)", () => {
     const counted = await s.run("bash", { command: "wc -l b/x.txt" });
     expect(counted.text).toContain("3 b/x.txt");
     expect(counted.result).toMatchObject({ exitCode: 0 });
-    // Without a shell, $HOME is a literal argument.
-    expect((await s.run("bash", { command: "echo $HOME" })).text).toContain("$HOME");
+    // Without a shell nothing expands, so a word only a shell could expand is refused, not passed on.
+    expect((await s.run("bash", { command: "echo $HOME" })).result).toMatchObject({
+      code: "bash_not_a_shell",
+    });
+    expect((await s.run("bash", { command: "echo '$HOME'" })).text).toContain("$HOME");
     expect((await s.run("bash", { command: "pwd", cwd: "b" })).text).toContain("/workspace/b");
   });
 

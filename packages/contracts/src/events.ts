@@ -49,11 +49,25 @@ export type EvaluatedPermission = z.infer<typeof EvaluatedPermission>;
 
 export const AgentMessage = z.object({ type: z.literal("agent.message"), content: Content });
 export const AgentThinking = z.object({ type: z.literal("agent.thinking") });
+/**
+ * What the environment's exec policy saw in a sandbox call, recorded so an approver sees what the call
+ * runs and with which variables before allowing it: the command line (null when the call only sets
+ * variables), the variables the call sets, and why the policy answered as it did.
+ */
+export const ExecEvaluation = z.object({
+  command: z.string().nullable(),
+  env: z.record(z.string(), z.string()),
+  reason: z.string(),
+});
+export type ExecEvaluation = z.infer<typeof ExecEvaluation>;
+
 export const AgentToolUse = z.object({
   type: z.literal("agent.tool_use"),
   name: z.string(),
   input: JsonObject,
   evaluated_permission: EvaluatedPermission,
+  /** Set on calls the exec policy governs (sandbox commands, variables that choose code). */
+  exec: ExecEvaluation.optional(),
 });
 export const AgentToolResult = z.object({
   type: z.literal("agent.tool_result"),

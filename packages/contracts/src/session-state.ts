@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SandboxStatusValue, StopReason, TerminationReason } from "./events";
+import { ExecEvaluation, SandboxStatusValue, StopReason, TerminationReason } from "./events";
 import { Id, Metadata } from "./ids";
 import { Budget, TokenUsage } from "./usage";
 
@@ -11,6 +11,8 @@ export const PendingAction = z.object({
   kind: z.enum(["tool_confirmation", "custom_tool_result"]),
   name: z.string(),
   input: z.record(z.string(), z.unknown()),
+  /** For a call the exec policy asked about: the command and variables the approver is allowing. */
+  exec: ExecEvaluation.optional(),
 });
 export type PendingAction = z.infer<typeof PendingAction>;
 

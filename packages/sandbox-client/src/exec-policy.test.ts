@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { allowlistSatisfied, analyzeCommand, type ExecPolicyConfig, evaluateExecPolicy } from "./exec-policy";
+import { allowlistSatisfied } from "./allowlist";
+import { checkExec, type ExecPolicyConfig, evaluateExecPolicy } from "./exec-policy";
 
 const config = (overrides: Partial<ExecPolicyConfig>): ExecPolicyConfig => ({
   exec_security: "allowlist",
@@ -8,41 +9,149 @@ const config = (overrides: Partial<ExecPolicyConfig>): ExecPolicyConfig => ({
   ...overrides,
 });
 
-describe("analyzeCommand", () => {
-  it("splits simple commands on separators and removes quotes", () => {
-    const analysis = analyzeCommand(`FOO=1 git status -s && echo "a b" | wc -l; ls 'x y' 2>&1`);
-    expect(analysis).toEqual({
-      ok: true,
-      segments: [
-        ["FOO=1", "git", "status", "-s"],
-        ["echo", "a b"],
-        ["wc", "-l"],
-        ["ls", "x y", "2>&1"],
-      ],
-      operators: 3,
-    });
-  });
-
-  it("fails on substitutions and subshells", () => {
-    expect(analyzeCommand("ls $(whoami)").ok).toBe(false);
-    expect(analyzeCommand('echo "`id`"').ok).toBe(false);
-    expect(analyzeCommand("(rm -rf /)").ok).toBe(false);
-    expect(analyzeCommand("cat <(ls)").ok).toBe(false);
-    expect(analyzeCommand("echo 'open").ok).toBe(false);
-  });
-});
-
 describe("allowlistSatisfied", () => {
   it("needs every simple command on the list", () => {
     const list = config({}).exec_allowlist;
     expect(allowlistSatisfied(list, "ls -la")).toBe(true);
     expect(allowlistSatisfied(list, "git status")).toBe(true);
+    expect(allowlistSatisfied(list, "'git' \"status\" -s")).toBe(true);
     expect(allowlistSatisfied(list, "git push")).toBe(false);
     expect(allowlistSatisfied(list, "npm run build")).toBe(true);
+    expect(allowlistSatisfied(list, "npm run $TARGET")).toBe(false);
     expect(allowlistSatisfied(list, "/usr/bin/env true")).toBe(true);
+    expect(allowlistSatisfied(list, "ls && git status | ls; ls &")).toBe(true);
     expect(allowlistSatisfied(list, "ls && rm -rf x")).toBe(false);
     expect(allowlistSatisfied(list, "ls | sh")).toBe(false);
-    expect(allowlistSatisfied(list, "ls > out.txt 2>&1")).toBe(true);
+    expect(allowlistSatisfied(list, 'ls $HOME "$PWD" *.txt')).toBe(true);
+  });
+
+  it("matches a bare entry to the bare name and to the sandbox's PATH directories only", () => {
+    expect(allowlistSatisfied(["git"], "git log")).toBe(true);
+    expect(allowlistSatisfied(["git"], "/usr/bin/git log")).toBe(true);
+    expect(allowlistSatisfied(["git"], "/usr/local/bin/git log")).toBe(true);
+    expect(allowlistSatisfied(["git"], "//usr/./bin/git log")).toBe(true);
+    expect(allowlistSatisfied(["git"], "/workspace/git log")).toBe(false);
+    expect(allowlistSatisfied(["git"], "/tmp/bin/git")).toBe(false);
+  });
+
+  it("matches an absolute entry to that canonical path only", () => {
+    expect(allowlistSatisfied(["/usr/bin/git"], "/usr/bin/git status")).toBe(true);
+    expect(allowlistSatisfied(["/usr/bin/git"], "/usr//bin/./git status")).toBe(true);
+    expect(allowlistSatisfied(["/usr/bin/git"], "git status")).toBe(false);
+    expect(allowlistSatisfied(["/usr/bin/git"], "/usr/local/bin/git")).toBe(false);
+    expect(allowlistSatisfied(["/usr/bin/*"], "/usr/bin/x/y")).toBe(false);
+    expect(allowlistSatisfied(["/usr/bin/../bin/git"], "/usr/bin/git")).toBe(false);
+  });
+});
+
+describe("exec policy against shell syntax", () => {
+  // Each of these runs something other than what the allowlist names, or touches files first.
+  const bypasses = [
+    "> git rm -rf /",
+    "git status > /workspace/.bashrc",
+    "git status 2>&1",
+    "git status < /etc/passwd",
+    "git status <<EOF\nx\nEOF",
+    "git status <<< x",
+    "PAGER='sh -c id' git status",
+    "GIT_DIR=/tmp git status",
+    "X=1",
+    "./git status",
+    "bin/git status",
+    "../git status",
+    "/usr/bin/../../tmp/git status",
+    "/workspace/git status",
+    "git status $(rm -rf /)",
+    'git status "$(rm -rf /)"',
+    "git status `rm -rf /`",
+    "git status <(rm -rf /)",
+    "git status >(rm -rf /)",
+    "(git status)",
+    "{ git status; }",
+    "git() { rm -rf /; }; git status",
+    "function git { rm -rf /; }",
+    "((x = 1)); git status",
+    "git status $((a[$(id)]))",
+    `git status \${x@P}`,
+    `git status \${!ref}`,
+    `git status \${x:-$(id)}`,
+    `git status \${x:$n}`,
+    "g*t status",
+    "gi? status",
+    "[g]it status",
+    "{git,status}",
+    "{rm,-rf,/}",
+    "~/git status",
+    "g\\it status",
+    "$'\\x67it' status",
+    '$"git" status',
+    "$GIT status",
+    "export PATH=/workspace",
+    "declare -x BASH_ENV=/workspace/x",
+    "coproc git status",
+    "time git status",
+    "[[ -f x ]] && git status",
+    "if true; then git status; fi",
+    "for x in 1; do git status; done",
+    "case x in x) git status;; esac",
+    "let x=1",
+    "eval git status",
+    "git status; rm -rf /",
+    "git status && rm -rf /",
+    "git status || rm -rf /",
+    "git status | sh",
+    "git status |& sh",
+    "git status & rm -rf /",
+    "git status\nrm -rf /",
+    "git status 'unterminated",
+    "git status )",
+    "",
+  ];
+
+  it.each(bypasses)("%j is never allowed under allowlist [git status]", (command) => {
+    const list = { exec_allowlist: ["git status"] };
+    expect(evaluateExecPolicy(config({ ...list, exec_ask: "on-miss" }), command)).toBe("ask");
+    expect(evaluateExecPolicy(config({ ...list, exec_ask: "off" }), command)).toBe("deny");
+    expect(evaluateExecPolicy(config({ exec_security: "deny" }), command)).toBe("deny");
+  });
+
+  it("says why a command cannot be checked", () => {
+    const check = checkExec(config({ exec_allowlist: ["git"] }), "shell_run", { command: "> git rm -rf /" });
+    expect(check).toMatchObject({
+      verdict: "ask",
+      command: "> git rm -rf /",
+      reason: "the command cannot be checked (redirection); it needs approval (exec_ask=on-miss)",
+    });
+    expect(checkExec(config({ exec_allowlist: ["git"] }), "shell_run", { command: "./git" })?.reason).toBe(
+      "the command cannot be checked (relative program path (./git)); it needs approval (exec_ask=on-miss)",
+    );
+  });
+});
+
+describe("exec policy for variables", () => {
+  it("treats setting a variable that chooses code like a command off the allowlist", () => {
+    const setRc = { name: "RIPGREP_CONFIG_PATH", value: "/workspace/rc", shell_id: "main" };
+    expect(checkExec(config({}), "shell_set_env", setRc)).toEqual({
+      command: null,
+      env: { RIPGREP_CONFIG_PATH: "/workspace/rc" },
+      sensitive: ["RIPGREP_CONFIG_PATH"],
+      verdict: "ask",
+      reason:
+        "it sets RIPGREP_CONFIG_PATH, which choose the code programs run; it needs approval (exec_ask=on-miss)",
+    });
+    expect(checkExec(config({ exec_ask: "off" }), "shell_set_env", setRc)?.verdict).toBe("deny");
+    expect(checkExec(config({ exec_security: "deny" }), "shell_set_env", setRc)?.verdict).toBe("deny");
+    expect(
+      checkExec(config({ exec_security: "full", exec_ask: "off" }), "shell_set_env", setRc)?.verdict,
+    ).toBe("allow");
+    const bashEnv = { command: "ls", env: { BASH_ENV: "/workspace/x.sh" } };
+    expect(checkExec(config({}), "shell_run", bashEnv)?.verdict).toBe("ask");
+    expect(checkExec(config({}), "shell_run", { command: "ls", env: { GREETING: "hi" } })?.verdict).toBe(
+      "allow",
+    );
+    expect(
+      checkExec(config({}), "shell_set_env", { name: "GREETING", value: "hi", shell_id: "main" }),
+    ).toBeNull();
   });
 });
 

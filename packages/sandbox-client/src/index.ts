@@ -1,11 +1,5 @@
-export { commandOf } from "./command-of";
-export {
-  allowlistSatisfied,
-  analyzeCommand,
-  type ExecPolicyConfig,
-  type ExecVerdict,
-  evaluateExecPolicy,
-  explainExecVerdict,
-} from "./exec-policy";
+export { SYSTEM_PROGRAM_DIRS } from "./allowlist";
+export { checkExec, type ExecCheck, type ExecPolicyConfig, type ExecVerdict } from "./exec-policy";
 export { createSandboxClient, type SandboxClient, type SandboxClientOptions } from "./sandbox-client";
 export { pinnedSandboxService, sandboxService, sandboxStatusSubject } from "./sandbox-service";
+export { analyzeCommand } from "./shell-analysis";

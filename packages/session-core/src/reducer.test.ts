@@ -34,6 +34,23 @@ describe("reduceSessionState", () => {
     expect(wakeReason(consumed)).toBeNull();
   });
 
+  it("shows the approver of an exec-policy ask the command and the variables it runs with", () => {
+    const exec = { command: "ls", env: { BASH_ENV: "/workspace/x.sh" }, reason: "it sets BASH_ENV" };
+    const waiting = fold([
+      {
+        id: "t1",
+        type: "agent.tool_use",
+        name: "shell_run",
+        input: { command: "ls" },
+        evaluated_permission: "ask",
+        exec,
+      },
+      { id: "t2", type: "agent.tool_use", name: "shell_run", input: {}, evaluated_permission: "ask" },
+    ]);
+    expect(waiting.pending_actions.map((action) => action.exec)).toEqual([exec, undefined]);
+    expect("exec" in (waiting.pending_actions[1] ?? {})).toBe(false);
+  });
+
   it("blocks on every pending action and wakes once all are answered", () => {
     const waiting = fold([
       { id: "t1", type: "agent.tool_use", name: "shell_run", input: {}, evaluated_permission: "ask" },

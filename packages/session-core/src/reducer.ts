@@ -60,7 +60,13 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
       return next;
     case "agent.tool_use":
       return event.evaluated_permission === "ask"
-        ? ask(next, { event_id: event.id, kind: "tool_confirmation", name: event.name, input: event.input })
+        ? ask(next, {
+            event_id: event.id,
+            kind: "tool_confirmation",
+            name: event.name,
+            input: event.input,
+            ...(event.exec && { exec: event.exec }),
+          })
         : next;
     case "agent.mcp_tool_use":
       return event.evaluated_permission === "ask"

@@ -15,16 +15,19 @@ describe("execApproval", () => {
     const config = environment({ exec_ask: "on-miss" });
     expect(execApproval(config, sandboxTool("shell_run"), { command: "echo hi" }).verdict).toBe("allow");
     const asked = execApproval(config, sandboxTool("shell_exec"), { command: "rm -rf /workspace/x" });
+    const reason =
+      "the command is not on the environment's exec allowlist; it needs approval (exec_ask=on-miss)";
     expect(asked).toEqual({
       verdict: "ask",
-      reason: "the command is not on the environment's exec allowlist; it needs approval (exec_ask=on-miss)",
+      reason,
+      evaluation: { command: "rm -rf /workspace/x", env: {}, reason },
     });
   });
 
   it("denies a miss when the environment never asks, and everything under exec_security=deny", () => {
     expect(
       execApproval(environment({ exec_ask: "off" }), sandboxTool("bash"), { command: "cat /etc/passwd" }),
-    ).toEqual({
+    ).toMatchObject({
       verdict: "deny",
       reason: "the command is not on the environment's exec allowlist and exec_ask=off, so it is denied",
     });
@@ -43,6 +46,26 @@ describe("execApproval", () => {
         args: { command: "echo hi" },
       }).verdict,
     ).toBe("ask");
+  });
+
+  it("asks before a variable that chooses code is set, and shows it to the approver", () => {
+    const setRc = { name: "RIPGREP_CONFIG_PATH", value: "/workspace/.rgrc", shell_id: "main" };
+    const asked = execApproval(environment({ exec_ask: "on-miss" }), sandboxTool("shell_set_env"), setRc);
+    expect(asked.verdict).toBe("ask");
+    expect(asked.evaluation).toMatchObject({
+      command: null,
+      env: { RIPGREP_CONFIG_PATH: "/workspace/.rgrc" },
+    });
+    expect(
+      execApproval(environment({ exec_security: "deny" }), sandboxTool("shell_set_env"), setRc).verdict,
+    ).toBe("deny");
+    const withBashEnv = { command: "echo hi", env: { BASH_ENV: "/workspace/x.sh" } };
+    expect(
+      execApproval(environment({ exec_ask: "on-miss" }), sandboxTool("shell_run"), withBashEnv),
+    ).toMatchObject({
+      verdict: "ask",
+      evaluation: { command: "echo hi", env: { BASH_ENV: "/workspace/x.sh" } },
+    });
   });
 
   it("allows calls that run no command, whatever the policy", () => {

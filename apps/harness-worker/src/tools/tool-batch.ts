@@ -133,6 +133,7 @@ export function planModelCalls(
         name: call.name,
         input: call.input,
         evaluated_permission: "deny",
+        ...(exec?.evaluation && { exec: exec.evaluation }),
       });
       plan.rejected.push({
         type: "agent.tool_result",
@@ -154,6 +155,7 @@ export function planModelCalls(
       name: call.name,
       input: call.input,
       evaluated_permission: permission,
+      ...(exec?.evaluation && { exec: exec.evaluation }),
     });
     plan.planned.push({ id: call.id, name: call.name, input: call.input, idempotent: tool.idempotent });
     if (permission === "ask") plan.pendingIds.push(call.id);

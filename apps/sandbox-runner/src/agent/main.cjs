@@ -10,6 +10,7 @@ const history = require("./history");
 const processes = require("./processes");
 const { shell, shells, setCwd, setEnv } = require("./shells");
 const { AgentError } = require("./errors");
+const { BASE_ENV } = require("./base-env");
 const { WORKSPACE, READ_ONLY_ROOTS, WORKSPACE_WRITABLE, resolvePath } = require("./paths");
 
 const PROTOCOL = 1;
@@ -23,10 +24,14 @@ function commandCwd(input, shellId = "main") {
   return resolved.path;
 }
 
-function commandEnv(extra = {}) {
-  const main = shell("main");
-  main.refreshEnv();
-  return { ...main.env, ...extra };
+/**
+ * A command started with `shellEnv` (shell_run) inherits the main shell's exported variables; any
+ * other (grep, the inspection `bash`) starts from the fixed base environment, so no variable the
+ * model set (RIPGREP_CONFIG_PATH, LD_PRELOAD, …) can make a read-only tool run code.
+ */
+function commandEnv(shellEnv, extra = {}) {
+  if (!shellEnv) return { ...BASE_ENV, ...extra };
+  return { ...shell("main").launchEnv(), ...extra };
 }
 
 async function shellResult(target, current, waitMs, maxChars, runningMaxChars) {
@@ -68,7 +73,7 @@ const ops = {
     processes.start({
       ...args,
       cwd: commandCwd(args.cwd),
-      env: commandEnv(args.env),
+      env: commandEnv(args.shellEnv === true, args.env),
     }),
   "proc.poll": processes.poll,
   "proc.write": processes.write,

@@ -16,6 +16,12 @@ const { WORKSPACE, resolvePath } = require("./paths");
 const SCRATCH = "/tmp/.wl";
 /** Variables bash maintains itself; they are not part of the session's environment. */
 const VOLATILE = new Set(["PWD", "OLDPWD", "SHLVL", "_"]);
+/**
+ * Variables naming a file that a starting bash (BASH_ENV) or sh (ENV) runs. A new shell or shell_run
+ * gets one only when it was set through shell_set_env, which the exec policy checked: a value exported
+ * inside a command, or written into the shell's env file by one, stays out of new processes.
+ */
+const STARTUP_HOOKS = ["BASH_ENV", "ENV"];
 /** A command whose process tree is gone but whose shell is still busy is in a shell builtin loop. */
 const INTERRUPT_GRACE_MS = 300;
 /** Record separator (0x1e): framing for the end-of-command marker line, which carries seq:exit:cwd. */
@@ -29,6 +35,8 @@ class Shell {
     this.id = id;
     this.cwd = WORKSPACE;
     this.env = { ...BASE_ENV };
+    /** The STARTUP_HOOKS values set through shell_set_env. */
+    this.hooks = {};
     this.envDirty = false;
     this.child = null;
     this.current = null;
@@ -53,7 +61,7 @@ class Shell {
     this.nonce = crypto.randomBytes(8).toString("hex");
     const child = spawnAsSandboxUser("bash", ["--noprofile", "--norc"], {
       cwd,
-      env: { ...this.env, PWD: cwd },
+      env: { ...this.launchEnv(), PWD: cwd },
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -184,14 +192,28 @@ class Shell {
     }
   }
 
-  /** The shell's state relative to the base environment: what the runner persists and restores. */
-  state() {
+  /** The environment a new process of this shell starts with (a restarted shell, shell_run). */
+  launchEnv() {
     this.refreshEnv();
+    const env = { ...this.env };
+    for (const name of STARTUP_HOOKS) {
+      if (name in this.hooks) env[name] = this.hooks[name];
+      else delete env[name];
+    }
+    return env;
+  }
+
+  /**
+   * The shell's state relative to the base environment: what the runner persists and restores. Hooks
+   * appear only as set through shell_set_env, so a restored hook is one the policy checked.
+   */
+  state() {
+    const current = this.launchEnv();
     const env = {};
-    for (const [name, value] of Object.entries(this.env)) {
+    for (const [name, value] of Object.entries(current)) {
       if (BASE_ENV[name] !== value) env[name] = value;
     }
-    const unset = Object.keys(BASE_ENV).filter((name) => !(name in this.env));
+    const unset = Object.keys(BASE_ENV).filter((name) => !(name in current));
     return { cwd: this.cwd, env, unset };
   }
 
@@ -199,6 +221,8 @@ class Shell {
     this.cwd = cwd;
     this.env = { ...BASE_ENV, ...env };
     for (const name of unset) delete this.env[name];
+    this.hooks = {};
+    for (const name of STARTUP_HOOKS) if (name in env) this.hooks[name] = env[name];
   }
 
   describe() {
@@ -255,6 +279,10 @@ async function setEnv(id, name, value) {
   target.refreshEnv();
   if (value === null) delete target.env[name];
   else target.env[name] = value;
+  if (STARTUP_HOOKS.includes(name)) {
+    if (value === null) delete target.hooks[name];
+    else target.hooks[name] = value;
+  }
   return target.describe();
 }
 

@@ -62,6 +62,7 @@ export async function shellRunTool(ctx: ToolContext, input: ShellRunInput): Prom
     argv: ["bash", "-c", input.command],
     command: input.command,
     cwd: input.cwd,
+    shellEnv: true,
     env: input.env,
     // A background process lives until it ends or is signalled; only waited-for commands time out.
     timeoutMs: input.background ? undefined : timeoutMs,

@@ -19,6 +19,9 @@ describe("parseInspectionCommand", () => {
       "ls > f",
       "cat < f",
       "ls &",
+      "ls $HOME",
+      "ls *.ts",
+      "LD_PRELOAD=/workspace/x.so ls",
     ]) {
       expect(parseInspectionCommand(command), command).toMatchObject({ ok: false, code: "bash_not_a_shell" });
     }

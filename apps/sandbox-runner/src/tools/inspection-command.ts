@@ -43,23 +43,15 @@ export function parseInspectionCommand(command: string): InspectionArgv {
       message: `bash runs one program without a shell (${analysis.reason}); use shell_run for shell syntax`,
     };
   }
-  const [argv, ...rest] = analysis.segments;
-  if (argv === undefined || rest.length > 0 || analysis.operators > 0) {
+  const [simple, ...rest] = analysis.commands;
+  if (simple === undefined || rest.length > 0 || analysis.operators > 0) {
     return {
       ok: false,
       code: "bash_not_a_shell",
       message: "bash runs one program: no ; & | && || (use shell_run)",
     };
   }
-  const redirect = argv.find((word) => /^\d*[<>]/.test(word) || /^&>/.test(word));
-  if (redirect !== undefined) {
-    return {
-      ok: false,
-      code: "bash_not_a_shell",
-      message: `bash cannot redirect (${redirect}); use shell_run`,
-    };
-  }
-  const program = argv[0] as string;
+  const { program, args } = simple;
   if (!(INSPECTION_PROGRAMS as readonly string[]).includes(program)) {
     return {
       ok: false,
@@ -67,6 +59,15 @@ export function parseInspectionCommand(command: string): InspectionArgv {
       message: `${program} is not an inspection program (${INSPECTION_PROGRAMS.join(", ")}); use shell_run`,
     };
   }
+  // Without a shell nothing expands: `$HOME` or `*.ts` would reach the program as written.
+  if (args.some((arg) => arg === null)) {
+    return {
+      ok: false,
+      code: "bash_not_a_shell",
+      message: "bash does not expand variables, globs or ~ (quote the text, or use shell_run)",
+    };
+  }
+  const argv = [program, ...(args as string[])];
   const forbidden = FORBIDDEN_OPTIONS[program];
   const bad = forbidden ? argv.slice(1).find((word) => forbidden.test(word)) : undefined;
   if (bad !== undefined) {

@@ -81,7 +81,8 @@ const traits: Record<SandboxToolName, Traits> = {
   },
   bash: {
     description:
-      "Run one read-only inspection command WITHOUT a shell (no pipes, redirects or $()): ls, cat, head, " +
+      "Run one read-only inspection command WITHOUT a shell (no pipes, redirects, $(), $VAR or globs) and " +
+      "with a fixed environment: ls, cat, head, " +
       "tail, wc, rg, grep, find, stat, pwd, echo, du, sort, uniq, diff, cut, basename, dirname, realpath. " +
       "Use shell_run to change things.",
     group: "runtime",
@@ -187,7 +188,10 @@ const traits: Record<SandboxToolName, Traits> = {
     resourceKey: "shell:{shell_id}",
   },
   shell_set_env: {
-    description: "Set an environment variable for later bash, shell_run and shell_exec calls.",
+    description:
+      "Set an environment variable for later shell_run and shell_exec calls (grep and bash use a fixed " +
+      "environment). Variables that choose code (PATH, LD_*, BASH_ENV, *_CONFIG*, GIT_*, …) go through " +
+      "the environment's exec policy like a command.",
     group: "runtime",
     effects: ["state"],
     idempotent: true,
