@@ -17,7 +17,7 @@ export {
   requeueWake,
 } from "./lease";
 export { migrateToLatest } from "./migrator";
-export { isUniqueViolation } from "./pg-errors";
+export { isConnectionFailure, isUniqueViolation } from "./pg-errors";
 export {
   type CreateSessionInput,
   createSession,

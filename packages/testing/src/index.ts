@@ -4,3 +4,4 @@ export * from "./docker";
 export * from "./latency";
 export * from "./nats";
 export * from "./platform";
+export * from "./tcp-proxy";

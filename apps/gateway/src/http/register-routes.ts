@@ -58,6 +58,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[], d
     const http = toHttpError(error);
     if (http.serverFault) request.log.error({ err: error }, "request failed");
     else request.log.info({ status: http.status, error_type: http.body.error.type }, http.body.error.message);
+    if (http.retryAfterSeconds !== undefined) reply.header("retry-after", String(http.retryAfterSeconds));
     reply.code(http.status).send(http.body);
   });
 }
