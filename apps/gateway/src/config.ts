@@ -16,6 +16,14 @@ export const GatewayEnv = serviceEnv({ healthPort: 9080 })
       .min(1_024)
       .default(1_048_576)
       .describe("Largest request body accepted; bigger ones get a 413 before they are parsed"),
+    GATEWAY_BODY_DISCARD_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(8_388_608)
+      .describe(
+        "Of a body refused before it was read (413, 401), at most this much is read and dropped so the client sees the answer rather than a reset",
+      ),
     GATEWAY_SSE_KEEPALIVE_MS: z.coerce
       .number()
       .int()

@@ -11,6 +11,8 @@ export interface Clock {
 export interface GatewayServerConfig {
   /** Largest request body accepted; bigger ones get a 413 before they are parsed. */
   bodyLimitBytes: number;
+  /** How much of a refused request's unread body is thrown away so its client reads the answer. */
+  discardBytes: number;
   /** How often an idle event stream sends a comment, so proxies keep it open and dead peers are found. */
   sseKeepAliveMs: number;
   /** Must match the harness workers' settings, so the tools route shows what a wake would offer. */

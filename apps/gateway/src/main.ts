@@ -13,6 +13,7 @@ await runService({
       log,
       config: {
         bodyLimitBytes: config.GATEWAY_BODY_LIMIT_BYTES,
+        discardBytes: config.GATEWAY_BODY_DISCARD_BYTES,
         sseKeepAliveMs: config.GATEWAY_SSE_KEEPALIVE_MS,
         tools: {
           globalToolPolicy: config.GLOBAL_TOOL_POLICY,

@@ -5,6 +5,7 @@ import { apiKeyRoutes } from "./api-keys/api-key-routes";
 import { environmentRoutes } from "./environments/environment-routes";
 import { eventRoutes } from "./events/event-routes";
 import type { GatewayDeps, RouteDeps } from "./gateway-deps";
+import { answerExpectContinue } from "./http/body-limit";
 import { registerJsonBodyParser } from "./http/json-body-parser";
 import { registerRoutes } from "./http/register-routes";
 import type { Route } from "./http/route";
@@ -49,6 +50,7 @@ export function createGatewayServer(deps: GatewayDeps): GatewayServer {
     exposeHeadRoutes: false,
   });
   registerJsonBodyParser(app, deps.config.bodyLimitBytes);
+  answerExpectContinue(app.server, deps.config, deps.log);
   const routeDeps: RouteDeps = {
     db: deps.db,
     bus: deps.bus,
@@ -56,7 +58,7 @@ export function createGatewayServer(deps: GatewayDeps): GatewayServer {
     clock: deps.clock ?? { now: () => new Date() },
     shutdown: shutdown.signal,
   };
-  registerRoutes(app, gatewayRoutes(routeDeps), deps.db);
+  registerRoutes(app, gatewayRoutes(routeDeps), deps.db, deps.config);
 
   return {
     async listen(port, host = "0.0.0.0") {

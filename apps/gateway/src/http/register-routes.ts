@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import { authenticate } from "../auth/authenticate";
 import type { Principal } from "../auth/principal";
 import { toHttpError } from "./api-error";
+import { discardUnreadBody } from "./body-limit";
 import type { Route } from "./route";
 
 /** `/v1/agents/{id}` → `/v1/agents/:id`. */
@@ -17,7 +18,12 @@ const SESSION_PATH = "/v1/sessions/{id}";
  * Registers the routes behind authentication (before the body is read, so a caller without a key
  * learns nothing about their input) and answers every error as an `ApiError`.
  */
-export function registerRoutes(app: FastifyInstance, routes: readonly Route[], db: Kysely<Database>): void {
+export function registerRoutes(
+  app: FastifyInstance,
+  routes: readonly Route[],
+  db: Kysely<Database>,
+  options: { discardBytes: number },
+): void {
   const principals = new WeakMap<FastifyRequest, Principal>();
 
   for (const route of routes) {
@@ -54,12 +60,18 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[], d
     });
   });
 
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (error, request, reply) => {
     const http = toHttpError(error);
     if (http.serverFault) request.log.error({ err: error }, "request failed");
     else request.log.info({ status: http.status, error_type: http.body.error.type }, http.body.error.message);
     if (http.retryAfterSeconds !== undefined) reply.header("retry-after", String(http.retryAfterSeconds));
-    reply.code(http.status).send(http.body);
+    // Refused before its body was read (too large, no key): the client is still writing, and closing
+    // under it would reset the connection before it reads this answer.
+    if (!request.raw.complete) {
+      reply.header("connection", "close");
+      await discardUnreadBody(request.raw, options.discardBytes);
+    }
+    return reply.code(http.status).send(http.body);
   });
 }
 

@@ -79,6 +79,7 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
     log,
     config: {
       bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
+      discardBytes: 8_388_608,
       sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
       tools: { globalToolPolicy: options.globalToolPolicy ?? {}, maxSubSessionDepth: 2 },
     },
