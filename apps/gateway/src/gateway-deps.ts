@@ -3,6 +3,9 @@ import type { Database } from "@wakeloop/db";
 import type { Logger } from "@wakeloop/telemetry";
 import type { PlatformToolSettings } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
+import type { BudgetLimits } from "./quotas/budget-policy";
+import type { RequestRateSettings } from "./quotas/request-rate";
+import type { StreamSlots } from "./quotas/stream-slots";
 
 export interface Clock {
   now(): Date;
@@ -17,6 +20,17 @@ export interface GatewayServerConfig {
   sseKeepAliveMs: number;
   /** Must match the harness workers' settings, so the tools route shows what a wake would offer. */
   tools: PlatformToolSettings;
+  quotas: QuotaSettings;
+}
+
+/** What one tenant or key may use (issue #8 point 8); see each module under quotas/. */
+export interface QuotaSettings {
+  requestRate: RequestRateSettings;
+  /** Open event streams per API key, per gateway process. */
+  streamsPerKey: number;
+  /** Sessions not terminated, per tenant, across replicas; 0 is no limit. */
+  openSessionsPerTenant: number;
+  budgets: BudgetLimits;
 }
 
 export interface GatewayDeps {
@@ -35,4 +49,5 @@ export interface RouteDeps {
   clock: Clock;
   /** Aborted when the server closes, ending long-lived responses such as event streams. */
   shutdown: AbortSignal;
+  streamSlots: StreamSlots;
 }

@@ -11,6 +11,8 @@ import { registerRoutes } from "./http/register-routes";
 import type { Route } from "./http/route";
 import { traceRoute } from "./observability/trace-route";
 import { openApiRoute } from "./openapi/openapi-route";
+import { createRequestRate } from "./quotas/request-rate";
+import { createStreamSlots } from "./quotas/stream-slots";
 import { sessionRoutes } from "./sessions/session-routes";
 import { streamRoute } from "./stream/stream-route";
 import { toolsRoute } from "./tools/tools-route";
@@ -57,8 +59,13 @@ export function createGatewayServer(deps: GatewayDeps): GatewayServer {
     config: deps.config,
     clock: deps.clock ?? { now: () => new Date() },
     shutdown: shutdown.signal,
+    streamSlots: createStreamSlots(deps.config.quotas.streamsPerKey),
   };
-  registerRoutes(app, gatewayRoutes(routeDeps), deps.db, deps.config);
+  registerRoutes(app, gatewayRoutes(routeDeps), {
+    db: deps.db,
+    discardBytes: deps.config.discardBytes,
+    requestRate: createRequestRate(deps.config.quotas.requestRate),
+  });
 
   return {
     async listen(port, host = "0.0.0.0") {

@@ -2,6 +2,7 @@ import { GetAgentQuery, ListAgentVersionsQuery, ListQuery } from "@wakeloop/cont
 import type { RouteDeps } from "../gateway-deps";
 import { providedFields } from "../http/provided-fields";
 import { defineRoute, type Route } from "../http/route";
+import { defaultBudget, requireWithinCap } from "../quotas/budget-policy";
 import { validateAgentTools } from "../tools/validate-tool-config";
 import {
   archiveAgent,
@@ -12,7 +13,8 @@ import {
   updateAgent,
 } from "./agent-store";
 
-export function agentRoutes({ db, clock }: RouteDeps): Route[] {
+export function agentRoutes({ db, clock, config }: RouteDeps): Route[] {
+  const limits = config.quotas.budgets;
   return [
     defineRoute({
       method: "POST",
@@ -23,9 +25,12 @@ export function agentRoutes({ db, clock }: RouteDeps): Route[] {
       access: "owner",
       body: "CreateAgentRequest",
       response: { status: 200, body: "Agent", description: "The new agent" },
-      handler: async ({ principal, body }) => {
+      handler: async ({ principal, body, rawBody }) => {
         validateAgentTools(body);
-        return insertAgent(db, principal.tenantId, body, clock.now());
+        // The schema fills in an unlimited budget when none is given; the operator's default applies.
+        const given = providedFields(body, rawBody).budget;
+        const budget = given === undefined ? defaultBudget(limits) : requireWithinCap(given, limits);
+        return insertAgent(db, principal.tenantId, { ...body, budget }, clock.now());
       },
     }),
     defineRoute({
@@ -64,15 +69,11 @@ export function agentRoutes({ db, clock }: RouteDeps): Route[] {
         body: "Agent",
         description: "The new version (the latest one when the update changed nothing)",
       },
-      handler: ({ principal, params, body, rawBody }) =>
-        updateAgent(
-          db,
-          principal.tenantId,
-          params.id,
-          providedFields(body, rawBody),
-          validateAgentTools,
-          clock.now(),
-        ),
+      handler: ({ principal, params, body, rawBody }) => {
+        const patch = providedFields(body, rawBody);
+        if (patch.budget !== undefined) requireWithinCap(patch.budget, limits);
+        return updateAgent(db, principal.tenantId, params.id, patch, validateAgentTools, clock.now());
+      },
     }),
     defineRoute({
       method: "GET",

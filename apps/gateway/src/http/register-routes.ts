@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
 import { authenticate } from "../auth/authenticate";
 import type { Principal } from "../auth/principal";
+import type { RequestRate } from "../quotas/request-rate";
 import { toHttpError } from "./api-error";
 import { discardUnreadBody } from "./body-limit";
 import type { Route } from "./route";
@@ -21,8 +22,7 @@ const SESSION_PATH = "/v1/sessions/{id}";
 export function registerRoutes(
   app: FastifyInstance,
   routes: readonly Route[],
-  db: Kysely<Database>,
-  options: { discardBytes: number },
+  { db, discardBytes, requestRate }: { db: Kysely<Database>; discardBytes: number; requestRate: RequestRate },
 ): void {
   const principals = new WeakMap<FastifyRequest, Principal>();
 
@@ -36,6 +36,8 @@ export function registerRoutes(
           ? undefined
           : async (request, reply) => {
               const principal = await authenticate(db, request.headers, access);
+              // Counted per key once it is known, before the body is read or any work is done.
+              await requestRate.take(principal.keyId);
               principals.set(request, principal);
               const params = request.params as Record<string, string | undefined>;
               bindLog(request, reply, {
@@ -69,7 +71,7 @@ export function registerRoutes(
     // under it would reset the connection before it reads this answer.
     if (!request.raw.complete) {
       reply.header("connection", "close");
-      await discardUnreadBody(request.raw, options.discardBytes);
+      await discardUnreadBody(request.raw, discardBytes);
     }
     return reply.code(http.status).send(http.body);
   });

@@ -11,6 +11,7 @@ import {
   testPrefix,
 } from "@wakeloop/testing";
 import type { Kysely } from "kysely";
+import type { QuotaSettings } from "../gateway-deps";
 import { createGatewayServer, type GatewayServer } from "../server";
 import { createTenant } from "../tenants/create-tenant";
 
@@ -51,6 +52,8 @@ export interface FixtureOptions {
   bodyLimitBytes?: number;
   sseKeepAliveMs?: number;
   globalToolPolicy?: ToolPolicy;
+  /** Limits the test sets; the rest are generous enough never to get in a test's way. */
+  quotas?: Partial<QuotaSettings>;
   /** Where the gateway's log records go; silent when omitted. */
   logDestination?: Writable;
 }
@@ -80,6 +83,13 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
     config: {
       bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
       discardBytes: 8_388_608,
+      quotas: {
+        requestRate: { requests: 0, windowSeconds: 60 },
+        streamsPerKey: 100,
+        openSessionsPerTenant: 0,
+        budgets: { defaultTokens: null, maxTokens: null },
+        ...options.quotas,
+      },
       sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
       tools: { globalToolPolicy: options.globalToolPolicy ?? {}, maxSubSessionDepth: 2 },
     },
