@@ -1,4 +1,4 @@
-import { createServer } from "node:net";
+import { createServer, type Socket } from "node:net";
 import { createTestDatabase, type TestDatabase } from "@wakeloop/testing";
 import { sql } from "kysely";
 import pg from "pg";
@@ -38,6 +38,22 @@ describe("isConnectionFailure", () => {
     try {
       expect(isConnectionFailure(await failureOf(sql`SELECT 1`.execute(db)))).toBe(true);
     } finally {
+      await db.destroy();
+    }
+  });
+
+  it("is true for a server that accepts but never answers, once the connect timeout passes", async () => {
+    const accepted: Socket[] = [];
+    const silent = createServer((socket) => accepted.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const address = silent.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    const db = createDb({ url: `postgres://postgres@127.0.0.1:${address.port}/none`, connectTimeoutMs: 200 });
+    try {
+      expect(isConnectionFailure(await failureOf(sql`SELECT 1`.execute(db)))).toBe(true);
+    } finally {
+      for (const socket of accepted) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
       await db.destroy();
     }
   });
