@@ -50,24 +50,28 @@ function tooLarge(limit: number): WakeloopError {
 
 /**
  * Reads and throws away what is left of a request's body, up to `discardBytes` and `DISCARD_MS`, so an
- * error answered before the body was read reaches the client. Past either bound the connection is
- * closed as before: a client cannot make the gateway read forever.
+ * error answered before the body was read reaches the client. True when the whole body is gone; past
+ * either bound it gives up (false) and the connection must close: a client cannot make the gateway
+ * read forever.
  */
-export function discardUnreadBody(request: IncomingMessage, discardBytes: number): Promise<void> {
-  if (request.complete || request.destroyed) return Promise.resolve();
+export function discardUnreadBody(request: IncomingMessage, discardBytes: number): Promise<boolean> {
+  if (request.readableEnded) return Promise.resolve(true);
+  if (request.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     let seen = 0;
-    const timer = setTimeout(done, DISCARD_MS);
-    function onData(chunk: Buffer) {
+    const timer = setTimeout(() => done(false), DISCARD_MS);
+    const onData = (chunk: Buffer) => {
       seen += chunk.length;
-      if (seen > discardBytes) done();
-    }
-    function done() {
+      if (seen > discardBytes) done(false);
+    };
+    const onEnd = () => done(true);
+    const onFailure = () => done(false);
+    function done(whole: boolean) {
       clearTimeout(timer);
-      request.off("data", onData).off("end", done).off("error", done).off("close", done);
-      resolve();
+      request.off("data", onData).off("end", onEnd).off("error", onFailure).off("close", onFailure);
+      resolve(whole);
     }
-    request.on("data", onData).once("end", done).once("error", done).once("close", done);
+    request.on("data", onData).once("end", onEnd).once("error", onFailure).once("close", onFailure);
     request.resume();
   });
 }

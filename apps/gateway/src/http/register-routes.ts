@@ -68,11 +68,9 @@ export function registerRoutes(
     else request.log.info({ status: http.status, error_type: http.body.error.type }, http.body.error.message);
     if (http.retryAfterSeconds !== undefined) reply.header("retry-after", String(http.retryAfterSeconds));
     // Refused before its body was read (too large, no key): the client is still writing, and closing
-    // under it would reset the connection before it reads this answer.
-    if (!request.raw.complete) {
-      reply.header("connection", "close");
-      await discardUnreadBody(request.raw, discardBytes);
-    }
+    // under it would reset the connection before it reads this answer. A body dropped only in part
+    // leaves the connection unusable for another request.
+    if (!(await discardUnreadBody(request.raw, discardBytes))) reply.header("connection", "close");
     return reply.code(http.status).send(http.body);
   });
 }

@@ -50,6 +50,7 @@ export interface GatewayFixture {
 export interface FixtureOptions {
   relay?: boolean;
   bodyLimitBytes?: number;
+  discardBytes?: number;
   sseKeepAliveMs?: number;
   globalToolPolicy?: ToolPolicy;
   /** Limits the test sets; the rest are generous enough never to get in a test's way. */
@@ -82,7 +83,7 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
     log,
     config: {
       bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
-      discardBytes: 8_388_608,
+      discardBytes: options.discardBytes ?? 8_388_608,
       quotas: {
         requestRate: { requests: 0, windowSeconds: 60 },
         streamsPerKey: 100,
