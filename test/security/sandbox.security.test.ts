@@ -223,6 +223,13 @@ describe("operator bounds", () => {
       log: createLogger({ service: "sandbox-security", level: "silent" }),
       config: {
         bodyLimitBytes: 1_048_576,
+        discardBytes: 1_048_576,
+        quotas: {
+          requestRate: { requests: 0, windowSeconds: 60 },
+          streamsPerKey: 10,
+          openSessionsPerTenant: 0,
+          budgets: { defaultTokens: null, maxTokens: null },
+        },
         sseKeepAliveMs: 15_000,
         tools: { globalToolPolicy: {}, maxSubSessionDepth: 2 },
         models: { egress: { allowedHosts: [] }, baseUrlHosts: [], compatibleKeyHosts: [] },

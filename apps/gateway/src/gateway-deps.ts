@@ -6,6 +6,9 @@ import type { SandboxLimits } from "@wakeloop/service-kit";
 import type { Logger } from "@wakeloop/telemetry";
 import type { PlatformToolSettings } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
+import type { BudgetLimits } from "./quotas/budget-policy";
+import type { RequestRateSettings } from "./quotas/request-rate";
+import type { StreamSlots } from "./quotas/stream-slots";
 
 export interface Clock {
   now(): Date;
@@ -14,6 +17,8 @@ export interface Clock {
 export interface GatewayServerConfig {
   /** Largest request body accepted; bigger ones get a 413 before they are parsed. */
   bodyLimitBytes: number;
+  /** How much of a refused request's unread body is thrown away so its client reads the answer. */
+  discardBytes: number;
   /** How often an idle event stream sends a comment, so proxies keep it open and dead peers are found. */
   sseKeepAliveMs: number;
   /** Must match the harness workers' settings, so the tools route shows what a wake would offer. */
@@ -24,6 +29,17 @@ export interface GatewayServerConfig {
   credentialKeys: readonly CredentialKey[];
   /** Must match the sandbox runners' limits, so an environment saved here is one they will run. */
   sandboxLimits: SandboxLimits;
+  quotas: QuotaSettings;
+}
+
+/** What one tenant or key may use (issue #8 point 8); see each module under quotas/. */
+export interface QuotaSettings {
+  requestRate: RequestRateSettings;
+  /** Open event streams per API key, per gateway process. */
+  streamsPerKey: number;
+  /** Sessions not terminated, per tenant, across replicas; 0 is no limit. */
+  openSessionsPerTenant: number;
+  budgets: BudgetLimits;
 }
 
 export interface GatewayDeps {
@@ -42,4 +58,5 @@ export interface RouteDeps {
   clock: Clock;
   /** Aborted when the server closes, ending long-lived responses such as event streams. */
   shutdown: AbortSignal;
+  streamSlots: StreamSlots;
 }

@@ -13,7 +13,20 @@ await runService({
       log,
       config: {
         bodyLimitBytes: config.GATEWAY_BODY_LIMIT_BYTES,
+        discardBytes: config.GATEWAY_BODY_DISCARD_BYTES,
         sseKeepAliveMs: config.GATEWAY_SSE_KEEPALIVE_MS,
+        quotas: {
+          requestRate: {
+            requests: config.GATEWAY_RATE_LIMIT_REQUESTS,
+            windowSeconds: config.GATEWAY_RATE_LIMIT_WINDOW_S,
+          },
+          streamsPerKey: config.GATEWAY_MAX_STREAMS_PER_KEY,
+          openSessionsPerTenant: config.GATEWAY_MAX_OPEN_SESSIONS_PER_TENANT,
+          budgets: {
+            defaultTokens: config.GATEWAY_DEFAULT_BUDGET_TOKENS ?? null,
+            maxTokens: config.GATEWAY_MAX_BUDGET_TOKENS ?? null,
+          },
+        },
         tools: {
           globalToolPolicy: config.GLOBAL_TOOL_POLICY,
           maxSubSessionDepth: config.MAX_SUBSESSION_DEPTH,

@@ -5,12 +5,15 @@ import { apiKeyRoutes } from "./api-keys/api-key-routes";
 import { environmentRoutes } from "./environments/environment-routes";
 import { eventRoutes } from "./events/event-routes";
 import type { GatewayDeps, RouteDeps } from "./gateway-deps";
+import { answerExpectContinue } from "./http/body-limit";
 import { registerJsonBodyParser } from "./http/json-body-parser";
 import { registerRoutes } from "./http/register-routes";
 import type { Route } from "./http/route";
 import { traceRoute } from "./observability/trace-route";
 import { openApiRoute } from "./openapi/openapi-route";
 import { providerCredentialRoutes } from "./provider-credentials/provider-credential-routes";
+import { createRequestRate } from "./quotas/request-rate";
+import { createStreamSlots } from "./quotas/stream-slots";
 import { sessionRoutes } from "./sessions/session-routes";
 import { streamRoute } from "./stream/stream-route";
 import { toolsRoute } from "./tools/tools-route";
@@ -51,14 +54,20 @@ export function createGatewayServer(deps: GatewayDeps): GatewayServer {
     exposeHeadRoutes: false,
   });
   registerJsonBodyParser(app, deps.config.bodyLimitBytes);
+  answerExpectContinue(app.server, deps.config, deps.log);
   const routeDeps: RouteDeps = {
     db: deps.db,
     bus: deps.bus,
     config: deps.config,
     clock: deps.clock ?? { now: () => new Date() },
     shutdown: shutdown.signal,
+    streamSlots: createStreamSlots(deps.config.quotas.streamsPerKey),
   };
-  registerRoutes(app, gatewayRoutes(routeDeps), deps.db);
+  registerRoutes(app, gatewayRoutes(routeDeps), {
+    db: deps.db,
+    discardBytes: deps.config.discardBytes,
+    requestRate: createRequestRate(deps.config.quotas.requestRate),
+  });
 
   return {
     async listen(port, host = "0.0.0.0") {

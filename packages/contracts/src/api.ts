@@ -7,7 +7,7 @@ import { Budget, TokenUsage } from "./usage";
 
 // ---- agents -----------------------------------------------------------------------------------
 
-export const ModelConfig = z.object({
+export const ModelConfig = z.strictObject({
   provider: z.enum(["anthropic", "openai", "openai_compatible"]),
   id: z.string().min(1).max(200),
   /** For OpenAI-compatible servers (vLLM, Ollama, llama.cpp) and local fakes. */
@@ -17,12 +17,12 @@ export const ModelConfig = z.object({
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
-export const BuiltinToolset = z.object({
+export const BuiltinToolset = z.strictObject({
   type: z.literal("builtin"),
   default_permission_policy: PermissionPolicy.optional(),
   configs: z
     .array(
-      z.object({
+      z.strictObject({
         name: ToolName,
         enabled: z.boolean().optional(),
         permission_policy: PermissionPolicy.optional(),
@@ -30,7 +30,7 @@ export const BuiltinToolset = z.object({
     )
     .default([]),
 });
-export const CustomToolSpec = z.object({
+export const CustomToolSpec = z.strictObject({
   type: z.literal("custom"),
   name: ToolName,
   description: z.string().min(1).max(10_000),
@@ -39,7 +39,7 @@ export const CustomToolSpec = z.object({
 export const AgentTool = z.discriminatedUnion("type", [BuiltinToolset, CustomToolSpec]);
 export type AgentTool = z.infer<typeof AgentTool>;
 
-export const AgentSpec = z.object({
+export const AgentSpec = z.strictObject({
   name: z.string().min(1).max(200),
   model: ModelConfig,
   system: z.string().max(200_000).default(""),
@@ -67,7 +67,7 @@ export type Agent = z.infer<typeof Agent>;
 
 // ---- environments -----------------------------------------------------------------------------
 
-export const EnvironmentConfig = z.object({
+export const EnvironmentConfig = z.strictObject({
   image: z.string().min(1).default("wakeloop-sandbox:bookworm"),
   cpus: z.number().positive().max(64).default(1),
   memory_mb: z.number().int().min(32).max(65_536).default(512),
@@ -82,7 +82,7 @@ export const EnvironmentConfig = z.object({
 });
 export type EnvironmentConfig = z.infer<typeof EnvironmentConfig>;
 
-export const EnvironmentSpec = z.object({
+export const EnvironmentSpec = z.strictObject({
   name: z.string().min(1).max(200),
   config: EnvironmentConfig.default(EnvironmentConfig.parse({})),
   tool_policy: ToolPolicy.default({}),
@@ -97,8 +97,8 @@ export type Environment = z.infer<typeof Environment>;
 
 // ---- sessions ---------------------------------------------------------------------------------
 
-export const CreateSessionRequest = z.object({
-  agent: z.union([Id, z.object({ id: Id, version: z.number().int().positive().optional() })]),
+export const CreateSessionRequest = z.strictObject({
+  agent: z.union([Id, z.strictObject({ id: Id, version: z.number().int().positive().optional() })]),
   environment_id: Id.optional(),
   title: z.string().max(500).optional(),
   metadata: Metadata.default({}),
@@ -107,7 +107,7 @@ export const CreateSessionRequest = z.object({
 export type CreateSessionRequest = z.input<typeof CreateSessionRequest>;
 
 export const UpdateSessionRequest = z
-  .object({ title: z.string().max(500).nullable(), metadata: Metadata, budget: Budget })
+  .strictObject({ title: z.string().max(500).nullable(), metadata: Metadata, budget: Budget })
   .partial()
   .refine((body) => Object.keys(body).length > 0, "give at least one of title, metadata, budget");
 export type UpdateSessionRequest = z.input<typeof UpdateSessionRequest>;
@@ -142,7 +142,7 @@ export const ListSessionsQuery = z.object({
 
 export const MAX_EVENTS_PER_REQUEST = 100;
 
-export const PostEventsRequest = z.object({
+export const PostEventsRequest = z.strictObject({
   events: z.array(UserEventInput).min(1).max(MAX_EVENTS_PER_REQUEST),
 });
 export type PostEventsRequest = z.infer<typeof PostEventsRequest>;

@@ -32,13 +32,13 @@ export const UserDefineOutcome = z.object({
   criteria: z.array(z.string().max(2_000)).max(50).optional(),
 });
 
-/** What a client may append through the API. */
+/** What a client may append through the API: a field the API does not know is refused, not dropped. */
 export const UserEventInput = z.discriminatedUnion("type", [
-  UserMessage,
-  UserInterrupt,
-  UserToolConfirmation,
-  UserCustomToolResult,
-  UserDefineOutcome,
+  UserMessage.strict(),
+  UserInterrupt.strict(),
+  UserToolConfirmation.strict(),
+  UserCustomToolResult.strict(),
+  UserDefineOutcome.strict(),
 ]);
 export type UserEventInput = z.infer<typeof UserEventInput>;
 

@@ -12,8 +12,8 @@ import { Id, Timestamp } from "./ids";
 export const ApiKeyRole = z.enum(["owner", "member"]);
 export type ApiKeyRole = z.infer<typeof ApiKeyRole>;
 
-export const CreateApiKeyRequest = z.object({
-  name: z.string().max(200).default(""),
+export const CreateApiKeyRequest = z.strictObject({
+  name: z.string().min(1).max(200),
   role: ApiKeyRole.default("member"),
 });
 export type CreateApiKeyRequest = z.input<typeof CreateApiKeyRequest>;

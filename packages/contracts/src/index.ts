@@ -11,3 +11,4 @@ export * from "./sandbox";
 export * from "./session-state";
 export * from "./tools";
 export * from "./usage";
+export * from "./well-formed-text";

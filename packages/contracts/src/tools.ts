@@ -75,7 +75,7 @@ export const ToolSelector = z
   .string()
   .regex(/^(group:[a-z_]+|[a-z0-9_*]+)$/, "a tool name, group:<name> or a * pattern");
 
-export const AllowDeny = z.object({
+export const AllowDeny = z.strictObject({
   allow: z.array(ToolSelector).optional(),
   also_allow: z.array(ToolSelector).optional(),
   deny: z.array(ToolSelector).optional(),
@@ -90,7 +90,7 @@ export const ToolPolicy = AllowDeny.extend({
 });
 export type ToolPolicy = z.infer<typeof ToolPolicy>;
 
-export const LoopDetectionConfig = z.object({
+export const LoopDetectionConfig = z.strictObject({
   enabled: z.boolean().default(true),
   window: z.number().int().min(5).max(200).default(30),
   warn_at: z.number().int().positive().default(10),

@@ -16,5 +16,5 @@ export const ZERO_USAGE: TokenUsage = {
 };
 
 /** A token budget for a whole session; `null` means unlimited. */
-export const Budget = z.object({ max_total_tokens: z.number().int().positive().nullable() });
+export const Budget = z.strictObject({ max_total_tokens: z.number().int().positive().nullable() });
 export type Budget = z.infer<typeof Budget>;

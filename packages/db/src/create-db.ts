@@ -8,6 +8,12 @@ export interface CreateDbOptions {
   /** Pool size; pg's default (10) when omitted. */
   max?: number;
   /**
+   * How long a new connection may take (default 10 s). pg waits forever by default, so with Postgres
+   * unreachable but not refusing (a dropped route, a hung host) every request would hang instead of
+   * failing as "unavailable, retry".
+   */
+  connectTimeoutMs?: number;
+  /**
    * Told when an idle pooled connection breaks (Postgres restarted, backend terminated). The pool
    * has already discarded it and the next query reconnects; pass a logger to see these.
    */
@@ -15,6 +21,7 @@ export interface CreateDbOptions {
 }
 
 const INT8_OID = 20;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * int8 (bigserial ids, lease epochs, counts) as a JS number. pg returns strings by default because
@@ -35,7 +42,12 @@ const types: pg.CustomTypesConfig = {
 };
 
 export function createDb(options: CreateDbOptions): Kysely<Database> {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.max, types });
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.max,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    types,
+  });
   // Without a listener, an idle connection's error is an uncaught 'error' event that kills the process.
   pool.on("error", options.onIdleError ?? (() => {}));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -19,7 +19,7 @@ export {
   requeueWake,
 } from "./lease";
 export { migrateToLatest } from "./migrator";
-export { isInsufficientPrivilege, isUniqueViolation } from "./pg-errors";
+export { isConnectionFailure, isInsufficientPrivilege, isUniqueViolation } from "./pg-errors";
 export {
   type CreateSessionInput,
   createSession,

@@ -5,3 +5,4 @@ export * from "./latency";
 export * from "./local-nats-server";
 export * from "./nats";
 export * from "./platform";
+export * from "./tcp-proxy";

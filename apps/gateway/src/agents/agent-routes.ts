@@ -2,6 +2,7 @@ import { GetAgentQuery, ListAgentVersionsQuery, ListQuery } from "@wakeloop/cont
 import type { RouteDeps } from "../gateway-deps";
 import { providedFields } from "../http/provided-fields";
 import { defineRoute, type Route } from "../http/route";
+import { defaultBudget, requireWithinCap } from "../quotas/budget-policy";
 import {
   archiveAgent,
   findAgent,
@@ -14,6 +15,7 @@ import { agentValidator } from "./validate-agent";
 
 export function agentRoutes({ db, clock, config }: RouteDeps): Route[] {
   const validateAgent = agentValidator(config.models);
+  const limits = config.quotas.budgets;
   return [
     defineRoute({
       method: "POST",
@@ -24,9 +26,12 @@ export function agentRoutes({ db, clock, config }: RouteDeps): Route[] {
       access: "owner",
       body: "CreateAgentRequest",
       response: { status: 200, body: "Agent", description: "The new agent" },
-      handler: async ({ principal, body }) => {
+      handler: async ({ principal, body, rawBody }) => {
         validateAgent(body);
-        return insertAgent(db, principal.tenantId, body, clock.now());
+        // The schema fills in an unlimited budget when none is given; the operator's default applies.
+        const given = providedFields(body, rawBody).budget;
+        const budget = given === undefined ? defaultBudget(limits) : requireWithinCap(given, limits);
+        return insertAgent(db, principal.tenantId, { ...body, budget }, clock.now());
       },
     }),
     defineRoute({
@@ -65,15 +70,11 @@ export function agentRoutes({ db, clock, config }: RouteDeps): Route[] {
         body: "Agent",
         description: "The new version (the latest one when the update changed nothing)",
       },
-      handler: ({ principal, params, body, rawBody }) =>
-        updateAgent(
-          db,
-          principal.tenantId,
-          params.id,
-          providedFields(body, rawBody),
-          validateAgent,
-          clock.now(),
-        ),
+      handler: ({ principal, params, body, rawBody }) => {
+        const patch = providedFields(body, rawBody);
+        if (patch.budget !== undefined) requireWithinCap(patch.budget, limits);
+        return updateAgent(db, principal.tenantId, params.id, patch, validateAgent, clock.now());
+      },
     }),
     defineRoute({
       method: "GET",

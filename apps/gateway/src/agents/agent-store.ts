@@ -179,8 +179,8 @@ export function updateAgent(
       });
     }
     const { agent: latest } = await findAgent(trx, tenantId, agentId, locked.latest_version);
-    // Parsing an Agent as an AgentSpec strips the id, version and timestamps.
-    const latestSpec = AgentSpec.parse(latest);
+    // The spec is strict about request bodies; here it drops the id, version and timestamps of the Agent.
+    const latestSpec = AgentSpec.strip().parse(latest);
     const spec = parseInput(AgentSpec, { ...latestSpec, ...patch }, "agent");
     validate(spec);
     if (stableStringify(spec) === stableStringify(latestSpec)) return latest;

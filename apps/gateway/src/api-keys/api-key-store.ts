@@ -51,6 +51,20 @@ export async function findPrincipal(db: Kysely<Database>, key: string): Promise<
   return row === undefined ? null : { tenantId: row.tenant_id, keyId: row.id, role: row.role };
 }
 
+/** Whether the key is still live: long-lived responses (event streams) ask again as they go. */
+export async function isKeyLive(db: Kysely<Database>, tenantId: string, keyId: string): Promise<boolean> {
+  const row = await withTenant(db, tenantId, (trx) =>
+    trx
+      .selectFrom("api_keys")
+      .select("id")
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", keyId)
+      .where("revoked_at", "is", null)
+      .executeTakeFirst(),
+  );
+  return row !== undefined;
+}
+
 export async function listApiKeys(
   db: Kysely<Database>,
   tenantId: string,

@@ -1,10 +1,13 @@
 import { type ApiError, type ApiErrorType, WakeloopError } from "@wakeloop/contracts";
+import { isConnectionFailure } from "@wakeloop/db";
 
 export interface HttpError {
   status: number;
   body: ApiError;
   /** A 5xx is our fault and is logged as an error; a 4xx is the client's and is not. */
   serverFault: boolean;
+  /** Seconds after which the same request may succeed (429, 503), sent as `Retry-After`. */
+  retryAfterSeconds?: number;
 }
 
 interface Mapping {
@@ -39,7 +42,12 @@ const BY_CODE: Readonly<Record<string, Mapping>> = {
   duplicate_event_id: CONFLICT,
   last_owner_key: CONFLICT,
   payload_too_large: { status: 413, type: "payload_too_large_error" },
+  rate_limited: { status: 429, type: "rate_limit_error" },
+  quota_exceeded: { status: 429, type: "rate_limit_error" },
 };
+
+/** How soon a client may retry when a dependency (Postgres) is down: long enough not to pile on. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** Fastify's own errors carry a status (bad JSON 400, body over the limit 413, wrong media type 415). */
 function fastifyStatus(error: unknown): number | undefined {
@@ -61,6 +69,22 @@ function respond(mapping: Mapping, message: string, details?: unknown): HttpErro
   return { status: mapping.status, body: { error }, serverFault: mapping.status >= 500 };
 }
 
+function unavailable(message: string): HttpError {
+  return {
+    ...respond({ status: 503, type: "api_error" }, message),
+    retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
+  };
+}
+
+/** Quota errors say when the client may try again (`details.retry_after_seconds`). */
+function retryAfterOf(error: WakeloopError): number | undefined {
+  const details = error.details;
+  if (typeof details !== "object" || details === null || !("retry_after_seconds" in details))
+    return undefined;
+  const seconds = details.retry_after_seconds;
+  return typeof seconds === "number" && seconds > 0 ? Math.ceil(seconds) : undefined;
+}
+
 /**
  * The API answer for anything a handler throws. Client mistakes keep their message and details;
  * anything else becomes a generic 5xx so no internals (stack traces, SQL) leak.
@@ -68,11 +92,17 @@ function respond(mapping: Mapping, message: string, details?: unknown): HttpErro
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof WakeloopError) {
     const mapping = BY_CODE[error.code] ?? (error.code.endsWith("_not_found") ? NOT_FOUND : undefined);
-    if (mapping !== undefined) return respond(mapping, error.message, error.details);
-    return error.retryable
-      ? respond({ status: 503, type: "api_error" }, "temporarily unavailable, retry later")
-      : respond({ status: 500, type: "api_error" }, "internal error");
+    if (mapping !== undefined) {
+      const retryAfterSeconds = retryAfterOf(error);
+      const http = respond(mapping, error.message, error.details);
+      return retryAfterSeconds === undefined ? http : { ...http, retryAfterSeconds };
+    }
+    if (error.retryable || isConnectionFailure(error))
+      return unavailable("temporarily unavailable, retry later");
+    return respond({ status: 500, type: "api_error" }, "internal error");
   }
+  // A lost database connection is not the request's fault and not a bug: the same request can succeed.
+  if (isConnectionFailure(error)) return unavailable("the database is unavailable, retry later");
   const status = fastifyStatus(error);
   if (status !== undefined && status < 500 && error instanceof Error) {
     return respond({ status, type: typeForStatus(status) }, error.message);

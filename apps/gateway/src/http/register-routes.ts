@@ -3,7 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
 import { authenticate } from "../auth/authenticate";
 import type { Principal } from "../auth/principal";
+import type { RequestRate } from "../quotas/request-rate";
 import { toHttpError } from "./api-error";
+import { discardUnreadBody } from "./body-limit";
 import type { Route } from "./route";
 
 /** `/v1/agents/{id}` → `/v1/agents/:id`. */
@@ -17,7 +19,11 @@ const SESSION_PATH = "/v1/sessions/{id}";
  * Registers the routes behind authentication (before the body is read, so a caller without a key
  * learns nothing about their input) and answers every error as an `ApiError`.
  */
-export function registerRoutes(app: FastifyInstance, routes: readonly Route[], db: Kysely<Database>): void {
+export function registerRoutes(
+  app: FastifyInstance,
+  routes: readonly Route[],
+  { db, discardBytes, requestRate }: { db: Kysely<Database>; discardBytes: number; requestRate: RequestRate },
+): void {
   const principals = new WeakMap<FastifyRequest, Principal>();
 
   for (const route of routes) {
@@ -30,6 +36,8 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[], d
           ? undefined
           : async (request, reply) => {
               const principal = await authenticate(db, request.headers, access);
+              // Counted per key once it is known, before the body is read or any work is done.
+              await requestRate.take(principal.keyId);
               principals.set(request, principal);
               const params = request.params as Record<string, string | undefined>;
               bindLog(request, reply, {
@@ -54,11 +62,16 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[], d
     });
   });
 
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (error, request, reply) => {
     const http = toHttpError(error);
     if (http.serverFault) request.log.error({ err: error }, "request failed");
     else request.log.info({ status: http.status, error_type: http.body.error.type }, http.body.error.message);
-    reply.code(http.status).send(http.body);
+    if (http.retryAfterSeconds !== undefined) reply.header("retry-after", String(http.retryAfterSeconds));
+    // Refused before its body was read (too large, no key): the client is still writing, and closing
+    // under it would reset the connection before it reads this answer. A body dropped only in part
+    // leaves the connection unusable for another request.
+    if (!(await discardUnreadBody(request.raw, discardBytes))) reply.header("connection", "close");
+    return reply.code(http.status).send(http.body);
   });
 }
 

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Access, Principal } from "../auth/principal";
 import { parseInput } from "./parse-input";
 import { type GatewaySchemaName, type GatewaySchemas, gatewaySchemas } from "./schemas";
+import { requireWellFormedInput } from "./well-formed-input";
 
 /**
  * A route is declared once, with its access, input schemas and response, and that one declaration
@@ -104,6 +105,7 @@ export function defineRoute<
       if (spec.access !== "public" && principal === null) {
         throw new Error(`route ${spec.operationId} ran without a principal`);
       }
+      requireWellFormedInput(request);
       const body =
         spec.body === undefined ? undefined : parseInput(gatewaySchemas[spec.body], request.body, "body");
       const query = spec.query === undefined ? undefined : parseInput(spec.query, request.query, "query");

@@ -1,11 +1,13 @@
 import { type CreateSessionRequest, ListSessionsQuery, WakeloopError } from "@wakeloop/contracts";
-import { createSession } from "@wakeloop/db";
+import { createSession, withTenant } from "@wakeloop/db";
 import type { z } from "zod";
 import { findAgent } from "../agents/agent-store";
 import type { Principal } from "../auth/principal";
 import { findEnvironment } from "../environments/environment-store";
 import type { RouteDeps } from "../gateway-deps";
 import { defineRoute, type Route } from "../http/route";
+import { capInherited, requireOwnerForBudget, requireWithinCap } from "../quotas/budget-policy";
+import { requireRoomForSession } from "../quotas/open-sessions";
 import { archiveSession, updateSession } from "./session-commands";
 import { listSessions, requireSession } from "./session-store";
 import { toSession } from "./session-view";
@@ -56,8 +58,13 @@ export function sessionRoutes(deps: RouteDeps): Route[] {
       access: "member",
       body: "UpdateSessionRequest",
       response: { status: 200, body: "Session", description: "The updated session" },
-      handler: async ({ principal, params, body }) =>
-        toSession(await updateSession(db, principal.tenantId, params.id, body, clock.now())),
+      handler: async ({ principal, params, body }) => {
+        if (body.budget !== undefined) {
+          requireOwnerForBudget(principal.role);
+          requireWithinCap(body.budget, deps.config.quotas.budgets);
+        }
+        return toSession(await updateSession(db, principal.tenantId, params.id, body, clock.now()));
+      },
     }),
     defineRoute({
       method: "POST",
@@ -77,11 +84,16 @@ export function sessionRoutes(deps: RouteDeps): Route[] {
 }
 
 async function startSession(
-  { db, clock }: RouteDeps,
+  { db, clock, config }: RouteDeps,
   principal: Principal,
   body: z.output<typeof CreateSessionRequest>,
 ) {
   const tenantId = principal.tenantId;
+  const limits = config.quotas.budgets;
+  if (body.budget !== undefined) {
+    requireOwnerForBudget(principal.role);
+    requireWithinCap(body.budget, limits);
+  }
   const ref = typeof body.agent === "string" ? { id: body.agent, version: undefined } : body.agent;
   const { agent, archived } = await findAgent(db, tenantId, ref.id, ref.version);
   if (archived) {
@@ -97,16 +109,19 @@ async function startSession(
       });
     }
   }
-  const row = await createSession(db, {
-    tenantId,
-    agentId: agent.id,
-    agentVersion: agent.version,
-    environmentId: body.environment_id ?? null,
-    parentSessionId: null,
-    title: body.title ?? null,
-    metadata: body.metadata,
-    budget: body.budget ?? agent.budget,
-    now: clock.now(),
+  const row = await withTenant(db, tenantId, async (trx) => {
+    await requireRoomForSession(trx, tenantId, config.quotas.openSessionsPerTenant);
+    return createSession(trx, {
+      tenantId,
+      agentId: agent.id,
+      agentVersion: agent.version,
+      environmentId: body.environment_id ?? null,
+      parentSessionId: null,
+      title: body.title ?? null,
+      metadata: body.metadata,
+      budget: body.budget ?? capInherited(agent.budget, limits),
+      now: clock.now(),
+    });
   });
   return toSession(row);
 }

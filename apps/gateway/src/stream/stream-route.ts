@@ -1,5 +1,6 @@
-import { StreamEventsQuery } from "@wakeloop/contracts";
+import { StreamEventsQuery, WakeloopError } from "@wakeloop/contracts";
 import { z } from "zod";
+import { isKeyLive } from "../api-keys/api-key-store";
 import type { RouteDeps } from "../gateway-deps";
 import { parseInput } from "../http/parse-input";
 import { defineRoute, type Route } from "../http/route";
@@ -9,7 +10,7 @@ import { openSseResponse, type SseResponse } from "./sse-response";
 
 const LastEventId = z.coerce.number().int().nonnegative().optional();
 
-export function streamRoute({ db, bus, config, shutdown }: RouteDeps): Route {
+export function streamRoute({ db, bus, config, shutdown, streamSlots }: RouteDeps): Route {
   return defineRoute({
     method: "GET",
     path: "/v1/sessions/{id}/events/stream",
@@ -30,6 +31,7 @@ export function streamRoute({ db, bus, config, shutdown }: RouteDeps): Route {
       // A reconnect resends the original URL and adds Last-Event-ID, which is the more recent of the two.
       const lastEventId = parseInput(LastEventId, request.headers["last-event-id"], "Last-Event-ID header");
       const afterSeq = lastEventId ?? query.after_seq;
+      const release = streamSlots.acquire(principal.keyId);
 
       const clientGone = new AbortController();
       reply.raw.once("close", () => clientGone.abort());
@@ -42,7 +44,17 @@ export function streamRoute({ db, bus, config, shutdown }: RouteDeps): Route {
         sse = response;
         await response.comment("stream open");
         log.info({ after_seq: afterSeq }, "event stream opened");
-        return { send: response.event, keepAlive: () => response.comment("keep-alive") };
+        return {
+          send: response.event,
+          // A stream outlives the request that authenticated it: every keep-alive asks Postgres
+          // again, so a revoked key's streams end within one keep-alive interval on every replica.
+          keepAlive: async () => {
+            if (!(await isKeyLive(db, principal.tenantId, principal.keyId))) {
+              throw new WakeloopError("unauthenticated", "the API key was revoked");
+            }
+            await response.comment("keep-alive");
+          },
+        };
       };
       try {
         await runSessionEventStream({
@@ -59,8 +71,11 @@ export function streamRoute({ db, bus, config, shutdown }: RouteDeps): Route {
         // Before the stream opened, the error handler answers; after, the client reconnects with
         // Last-Event-ID and misses nothing, so the cause is only for operators.
         if (sse === undefined) throw error;
-        if (!signal.aborted) log.warn({ err: error }, "event stream ended by an error");
+        if (error instanceof WakeloopError && error.code === "unauthenticated") {
+          log.info({ key_id: principal.keyId }, "event stream ended: its API key was revoked");
+        } else if (!signal.aborted) log.warn({ err: error }, "event stream ended by an error");
       } finally {
+        release();
         if (sse !== undefined) {
           sse.end();
           log.info({ client_gone: clientGone.signal.aborted }, "event stream closed");

@@ -15,6 +15,7 @@ import {
   testPrefix,
 } from "@wakeloop/testing";
 import type { Kysely } from "kysely";
+import type { QuotaSettings } from "../gateway-deps";
 import { createGatewayServer, type GatewayServer } from "../server";
 import { createTenant } from "../tenants/create-tenant";
 
@@ -53,12 +54,15 @@ export interface GatewayFixture {
 export interface FixtureOptions {
   relay?: boolean;
   bodyLimitBytes?: number;
+  discardBytes?: number;
   sseKeepAliveMs?: number;
   globalToolPolicy?: ToolPolicy;
   models?: ModelEndpointPolicy;
   credentialKeys?: CredentialKey[];
   /** The operator's sandbox bounds; the defaults of SandboxLimitsEnv when omitted. */
   sandboxLimits?: SandboxLimits;
+  /** Limits the test sets; the rest are generous enough never to get in a test's way. */
+  quotas?: Partial<QuotaSettings>;
   /** Where the gateway's log records go; silent when omitted. */
   logDestination?: Writable;
 }
@@ -88,6 +92,14 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
     log,
     config: {
       bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
+      discardBytes: options.discardBytes ?? 8_388_608,
+      quotas: {
+        requestRate: { requests: 0, windowSeconds: 60 },
+        streamsPerKey: 100,
+        openSessionsPerTenant: 0,
+        budgets: { defaultTokens: null, maxTokens: null },
+        ...options.quotas,
+      },
       sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
       tools: { globalToolPolicy: options.globalToolPolicy ?? {}, maxSubSessionDepth: 2 },
       models: options.models ?? { egress: { allowedHosts: [] }, baseUrlHosts: [], compatibleKeyHosts: [] },

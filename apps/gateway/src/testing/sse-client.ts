@@ -12,6 +12,8 @@ export interface SseConnection {
   status: number;
   frames: SseFrame[];
   comments: string[];
+  /** The server ended the response. */
+  ended: boolean;
   /** Resolves once `probe` holds for what has arrived; rejects after `timeoutMs`. */
   until(probe: (connection: SseConnection) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -27,6 +29,7 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
     status: response.status,
     frames: [],
     comments: [],
+    ended: false,
     async until(probe, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (!probe(connection)) {
@@ -43,7 +46,9 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
       await reading.catch(() => undefined);
     },
   };
-  const reading = read(response, connection);
+  const reading = read(response, connection).then(() => {
+    connection.ended = true;
+  });
   return connection;
 }
 

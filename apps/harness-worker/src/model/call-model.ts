@@ -1,4 +1,5 @@
 import { type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
+import { toWellFormedText } from "@wakeloop/contracts";
 import {
   type ModelClient,
   ModelError,
@@ -30,7 +31,7 @@ export interface ModelCallHooks {
 
 /**
  * One model request as a `chat {model}` span, retried with backoff while the provider says trying
- * again can help. Throws the last ModelError when retries run out or the error is terminal; an abort
+ * again can help. The response comes back with its text well-formed (`toWellFormedText`). Throws the last ModelError when retries run out or the error is terminal; an abort
  * of `signal` (interrupt, lost lease) throws `model_aborted` at once.
  */
 export async function callModel(
@@ -53,7 +54,9 @@ export async function callModel(
             [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: response.usage.input_tokens,
             [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: response.usage.output_tokens,
           });
-          return response;
+          // A NUL or lone surrogate in the model's text or tool arguments cannot be stored; repaired
+          // here, tools run on exactly the input their agent.tool_use records.
+          return toWellFormedText(response);
         } catch (error) {
           throw recordError(span, asModelError(error));
         } finally {

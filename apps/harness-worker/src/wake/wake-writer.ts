@@ -1,4 +1,4 @@
-import type { SessionEvent } from "@wakeloop/contracts";
+import { type SessionEvent, toWellFormedText } from "@wakeloop/contracts";
 import {
   appendInTx,
   type Database,
@@ -46,13 +46,16 @@ export class WakeWriter {
   }
 
   async write(input: WriteInput): Promise<SessionEvent[]> {
-    const events = [...this.buffered.events, ...input.events].map((event) => ({
+    // Tool output (files, command output, MCP and custom results) may hold a NUL or a lone surrogate,
+    // which Postgres refuses: repaired here, the one door of every wake's writes, so no output can
+    // fail the append and with it every later wake of the session.
+    const events = toWellFormedText([...this.buffered.events, ...input.events]).map((event) => ({
       ...event,
       wake_id: this.wake.id,
       trace_id: this.wake.traceId,
     }));
-    const planned = [...(this.buffered.planned ?? []), ...(input.planned ?? [])];
-    const settled = [...(this.buffered.settled ?? []), ...(input.settled ?? [])];
+    const planned = toWellFormedText([...(this.buffered.planned ?? []), ...(input.planned ?? [])]);
+    const settled = toWellFormedText([...(this.buffered.settled ?? []), ...(input.settled ?? [])]);
     this.buffered = { events: [], planned: [], settled: [] };
     const { view, wake } = this;
     const committed = await withTenant(this.db, view.tenantId, async (trx) => {
@@ -64,7 +67,8 @@ export class WakeWriter {
         ...(wake.traceHeaders ? { traceHeaders: wake.traceHeaders } : {}),
       });
       const scope = { tenantId: view.tenantId, sessionId: view.sessionId, wakeId: wake.id };
-      if (input.batchPlan !== undefined) await recordPlanned(trx, scope, input.batchPlan, planned);
+      if (input.batchPlan !== undefined)
+        await recordPlanned(trx, scope, toWellFormedText(input.batchPlan), planned);
       await recordSettled(trx, view.tenantId, settled);
       if (input.finish)
         await finishWake(trx, {

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { findIllFormedText, isWellFormedText, toWellFormedText } from "./well-formed-text";
+
+describe("well-formed text", () => {
+  it("accepts ordinary text, including surrogate pairs", () => {
+    expect(isWellFormedText("plain ascii, ünïcode and an emoji 😀")).toBe(true);
+  });
+
+  it.each([
+    ["a NUL", "a\u0000b"],
+    ["a lone high surrogate", "a\uD800b"],
+    ["a lone low surrogate", "a\uDC00b"],
+    ["a high surrogate at the end", "ab\uD83D"],
+  ])("refuses %s", (_, text) => {
+    expect(isWellFormedText(text)).toBe(false);
+  });
+
+  it("replaces bad characters in strings and keys at any depth, leaving the rest as it was", () => {
+    const date = new Date(0);
+    const value = { "k\u0000": ["x\uD800", 1, null, { deep: "ok 😀\u0000" }], when: date, flag: true };
+    expect(toWellFormedText(value)).toEqual({
+      "k\uFFFD": ["x\uFFFD", 1, null, { deep: "ok 😀\uFFFD" }],
+      when: date,
+      flag: true,
+    });
+    expect(value["k\u0000"][0]).toBe("x\uD800");
+  });
+
+  it("names the path of the first bad string or key", () => {
+    expect(findIllFormedText({ events: [{ content: [{ text: "ok" }, { text: "a\u0000" }] }] })).toEqual([
+      "events",
+      0,
+      "content",
+      1,
+      "text",
+    ]);
+    expect(findIllFormedText({ ok: { "bad\uDFFF": 1 } })).toEqual(["ok", "bad\uDFFF"]);
+    expect(findIllFormedText({ fine: ["text", 3, { nested: "😀" }] })).toBeNull();
+  });
+});
