@@ -8,11 +8,14 @@ if (!existsSync(file)) {
   process.exit(1);
 }
 const report = JSON.parse(readFileSync(file, "utf8"));
+// A file that failed outside its tests (an import error, a failing beforeAll: its tests are then
+// reported as skipped) counts as one failure, so the line never reads "0 failed" for a red run.
 const failedSuites = report.testResults.filter(
-  (suite) => suite.status === "failed" && suite.assertionResults.length === 0,
+  (suite) => suite.status === "failed" && !suite.assertionResults.some((test) => test.status === "failed"),
 );
 for (const suite of failedSuites)
   console.log(`suite failed before its tests ran: ${suite.name}\n${suite.message}`);
 const failed = report.numFailedTests + failedSuites.length;
-console.log(`${report.numPassedTests} passed, ${failed} failed`);
+const skipped = report.numPendingTests + report.numTodoTests;
+console.log(`${report.numPassedTests} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 || report.numTotalTests === 0 ? 1 : 0);

@@ -55,7 +55,8 @@ export async function startGatewayProcess(
   const gateway = new AppProcess(
     "gateway",
     {
-      DATABASE_URL: options.databaseUrl ? await options.databaseUrl(database.url) : database.url,
+      // The services' role, as in production (row-level security binds it); tenants are made as the owner.
+      DATABASE_URL: options.databaseUrl ? await options.databaseUrl(database.appUrl) : database.appUrl,
       NATS_URL: testNatsUrl(),
       WL_SUBJECT_PREFIX: prefix,
       HEALTH_PORT: "0",

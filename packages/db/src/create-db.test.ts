@@ -2,6 +2,7 @@ import { createTestDatabase, type TestDatabase } from "@wakeloop/testing";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "./create-db";
+import { isConnectionFailure } from "./pg-errors";
 
 let testDb: TestDatabase;
 
@@ -26,6 +27,28 @@ describe("createDb", () => {
       const backend = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
       await sql`SELECT pg_terminate_backend(${backend.rows[0]?.pid}::integer)`.execute(testDb.db);
       await expect.poll(() => idleErrors.length).toBeGreaterThan(0);
+      expect((await sql<{ ok: number }>`SELECT 1 AS ok`.execute(db)).rows).toEqual([{ ok: 1 }]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("survives a connection killed between two statements of a transaction, failing only that one", async () => {
+    const db = createDb({ url: testDb.url, max: 2 });
+    try {
+      const failed = db.transaction().execute(async (trx) => {
+        const backend = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
+        await sql`SELECT pg_terminate_backend(${backend.rows[0]?.pid}::integer)`.execute(testDb.db);
+        // The checked-out connection learns of its end between statements: an 'error' event that,
+        // without a listener, would be an uncaught exception ending the process.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return sql`SELECT 1`.execute(trx);
+      });
+      const error = await failed.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect(isConnectionFailure(error), String(error)).toBe(true);
       expect((await sql<{ ok: number }>`SELECT 1 AS ok`.execute(db)).rows).toEqual([{ ok: 1 }]);
     } finally {
       await db.destroy();

@@ -50,5 +50,10 @@ export function createDb(options: CreateDbOptions): Kysely<Database> {
   });
   // Without a listener, an idle connection's error is an uncaught 'error' event that kills the process.
   pool.on("error", options.onIdleError ?? (() => {}));
+  // The pool listens only while a connection is idle. One checked out between two statements of a
+  // transaction (every tenant-scoped transaction is) would crash the process the same way when
+  // Postgres goes away; with this listener its next statement fails instead ("not queryable", a
+  // connection failure the callers answer as retryable) and the pool discards it on release.
+  pool.on("connect", (client) => client.on("error", () => {}));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
