@@ -1,10 +1,11 @@
 import { type Bus, connectBus, ensureStreams } from "@wakeloop/bus";
-import { acquireLease, createSession, finishWake, openWake } from "@wakeloop/db";
+import { acquireLease, finishWake, openWake } from "@wakeloop/db";
 import {
   cleanupPrefix,
   createTestDatabase,
   type SeededAgent,
   seedAgent,
+  seedSession,
   type TestDatabase,
   testNatsUrl,
   testPrefix,
@@ -39,16 +40,7 @@ async function queuedJobs(): Promise<number> {
 async function heldWakes(seeded: SeededAgent, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let index = 0; index < count; index++) {
-    const session = await createSession(database.db, {
-      tenantId: seeded.tenantId,
-      agentId: seeded.agentId,
-      agentVersion: seeded.agentVersion,
-      environmentId: null,
-      parentSessionId: null,
-      title: null,
-      metadata: {},
-      budget: { max_total_tokens: null },
-    });
+    const session = await seedSession(database.db, seeded);
     const wake = await openWake(database.db, {
       tenantId: seeded.tenantId,
       sessionId: session.id,

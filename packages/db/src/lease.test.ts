@@ -1,10 +1,16 @@
-import { createTestDatabase, type SeededAgent, seedAgent, type TestDatabase } from "@wakeloop/testing";
+import {
+  createTestDatabase,
+  type SeededAgent,
+  seedAgent,
+  seedSession,
+  type TestDatabase,
+} from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { append, appendInTx } from "./event-store";
 import { newId } from "./ids";
 import { acquireLease, expiredLeases, finishWake, renewLease, requeueWake } from "./lease";
 import { isUniqueViolation } from "./pg-errors";
-import { createSession, getSession } from "./session-queries";
+import { getSession } from "./session-queries";
 import { openWake } from "./wakes";
 
 let testDb: TestDatabase;
@@ -17,16 +23,7 @@ beforeAll(async () => {
 afterAll(() => testDb.drop());
 
 async function sessionWithWake(): Promise<{ sessionId: string; wakeId: string }> {
-  const session = await createSession(testDb.db, {
-    tenantId: seeded.tenantId,
-    agentId: seeded.agentId,
-    agentVersion: seeded.agentVersion,
-    environmentId: null,
-    parentSessionId: null,
-    title: null,
-    metadata: {},
-    budget: { max_total_tokens: null },
-  });
+  const session = await seedSession(testDb.db, seeded);
   const wake = await openWake(testDb.db, {
     tenantId: seeded.tenantId,
     sessionId: session.id,

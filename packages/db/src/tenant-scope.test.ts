@@ -1,9 +1,15 @@
-import { createTestDatabase, type SeededAgent, seedAgent, type TestDatabase } from "@wakeloop/testing";
+import {
+  createTestDatabase,
+  type SeededAgent,
+  seedAgent,
+  seedSession,
+  type TestDatabase,
+} from "@wakeloop/testing";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "./create-db";
 import { append } from "./event-store";
-import { createSession, getSession, readEvents } from "./session-queries";
+import { getSession, readEvents } from "./session-queries";
 import { withTenant } from "./tenant-scope";
 
 let testDb: TestDatabase;
@@ -19,16 +25,7 @@ afterAll(() => testDb.drop());
 const setting = sql<{ tenant: string | null }>`SELECT current_setting('wakeloop.tenant_id', true) AS tenant`;
 
 function newSession(seeded: SeededAgent) {
-  return createSession(testDb.appDb, {
-    tenantId: seeded.tenantId,
-    agentId: seeded.agentId,
-    agentVersion: seeded.agentVersion,
-    environmentId: null,
-    parentSessionId: null,
-    title: null,
-    metadata: {},
-    budget: { max_total_tokens: null },
-  });
+  return seedSession(testDb.appDb, seeded);
 }
 
 describe("withTenant", () => {

@@ -1,7 +1,12 @@
-import { createTestDatabase, type SeededAgent, seedAgent, type TestDatabase } from "@wakeloop/testing";
+import {
+  createTestDatabase,
+  type SeededAgent,
+  seedAgent,
+  seedSession,
+  type TestDatabase,
+} from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acquireLease, finishWake } from "./lease";
-import { createSession } from "./session-queries";
 import { claimWakesToPublish, tenantsWithHeldWakes } from "./wake-dispatch";
 import { openWake } from "./wakes";
 
@@ -17,16 +22,7 @@ async function tenantWithHeldWakes(count: number): Promise<{ seeded: SeededAgent
   const seeded = await seedAgent(testDb.db);
   const wakeIds: string[] = [];
   for (let index = 0; index < count; index++) {
-    const session = await createSession(testDb.db, {
-      tenantId: seeded.tenantId,
-      agentId: seeded.agentId,
-      agentVersion: seeded.agentVersion,
-      environmentId: null,
-      parentSessionId: null,
-      title: null,
-      metadata: {},
-      budget: { max_total_tokens: null },
-    });
+    const session = await seedSession(testDb.db, seeded);
     const wake = await openWake(testDb.db, {
       tenantId: seeded.tenantId,
       sessionId: session.id,

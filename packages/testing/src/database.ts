@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
 import {
   createDb,
+  createSession,
   dropDatabase,
   dropRole,
   ensureAppRole,
   ensureDatabase,
   migrateToLatest,
   newId,
+  type SessionRow,
 } from "@wakeloop/db";
 
 export interface TestDatabase {
@@ -89,4 +91,18 @@ export async function seedAgent(db: TestDatabase["db"]): Promise<SeededAgent> {
       .execute();
   });
   return { tenantId, agentId, agentVersion: 1 };
+}
+
+/** A session of the seeded agent with no environment, parent, title or budget. */
+export function seedSession(db: TestDatabase["db"], seeded: SeededAgent): Promise<SessionRow> {
+  return createSession(db, {
+    tenantId: seeded.tenantId,
+    agentId: seeded.agentId,
+    agentVersion: seeded.agentVersion,
+    environmentId: null,
+    parentSessionId: null,
+    title: null,
+    metadata: {},
+    budget: { max_total_tokens: null },
+  });
 }
