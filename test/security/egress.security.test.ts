@@ -30,18 +30,6 @@ async function createAgent(model: Record<string, unknown>) {
   return platform.request("POST", "/v1/agents", { name: "egress", model });
 }
 
-async function runSession(agentId: string): Promise<SessionEvent[]> {
-  const created = await platform.request("POST", "/v1/sessions", { agent: agentId });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const id = created.body.id as string;
-  const sent = await platform.request("POST", `/v1/sessions/${id}/events`, {
-    events: [{ type: "user.message", content: [{ type: "text", text: "hello" }] }],
-  });
-  expect(sent.status).toBe(202);
-  await platform.waitForEvent(id, (event) => event.type === "session.status_idle", 60_000);
-  return platform.events(id);
-}
-
 const sessionErrors = (events: SessionEvent[]) =>
   events.flatMap((event) => (event.type === "session.error" ? [event.error] : []));
 
@@ -74,7 +62,7 @@ describe("egress guard", () => {
     expect(created.status).toBe(200);
     const before = internal.requests.length;
 
-    const events = await runSession(created.body.id);
+    const { events } = await platform.runTurn(created.body.id);
 
     expect(internal.requests.length).toBe(before);
     expect(sessionErrors(events)).toEqual([
@@ -90,7 +78,7 @@ describe("egress guard", () => {
     const created = await createAgent(platform.fakeModel());
     await storeVersionWithBaseUrl(platform.db, created.body.id, `http://127.0.0.2:${internal.port}/v1`);
 
-    const events = await runSession(created.body.id);
+    const { events } = await platform.runTurn(created.body.id);
 
     expect(sessionErrors(events)).toEqual([
       expect.objectContaining({ message: expect.stringMatching(/egress to 127\.0\.0\.2 is refused/) }),
@@ -104,7 +92,7 @@ describe("egress guard", () => {
       { error: { status: 400, type: "invalid_request_error", message: `bad key ${LEAKED}` } },
     );
 
-    const events = await runSession(created.body.id);
+    const { events } = await platform.runTurn(created.body.id);
 
     const errors = sessionErrors(events);
     expect(errors.map((error) => [error.type, error.retry_status.type])).toEqual([

@@ -33,18 +33,6 @@ async function createAgent(model: Record<string, unknown>) {
   return platform.request("POST", "/v1/agents", { name: "keys", model });
 }
 
-async function runSession(agentId: string): Promise<{ id: string; events: SessionEvent[] }> {
-  const created = await platform.request("POST", "/v1/sessions", { agent: agentId });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const id = created.body.id as string;
-  const sent = await platform.request("POST", `/v1/sessions/${id}/events`, {
-    events: [{ type: "user.message", content: [{ type: "text", text: "hello" }] }],
-  });
-  expect(sent.status).toBe(202);
-  await platform.waitForIdle(id, "end_turn", 0, 60_000);
-  return { id, events: await platform.events(id) };
-}
-
 const sessionErrors = (events: SessionEvent[]) =>
   events.flatMap((event) => (event.type === "session.error" ? [event.error] : []));
 
@@ -67,7 +55,7 @@ describe("platform provider keys", () => {
     await storeVersionWithBaseUrl(platform.db, created.body.id, `http://localhost:${recorder.port}`);
     const before = recorder.requests.length;
 
-    const { events } = await runSession(created.body.id);
+    const { events } = await platform.runTurn(created.body.id);
 
     expect(recorder.requests.slice(before)).toEqual([]);
     expect(sessionErrors(events)).toEqual([
@@ -87,7 +75,7 @@ describe("platform provider keys", () => {
     expect(created.status).toBe(200);
     const before = recorder.requests.length;
 
-    await runSession(created.body.id);
+    await platform.runTurn(created.body.id);
 
     const received = recorder.requests.slice(before);
     expect(received.length).toBeGreaterThan(0);
@@ -108,7 +96,7 @@ describe("tenant provider credentials", () => {
     });
     const before = recorder.requests.length;
 
-    const { id: sessionId, events } = await runSession(created.body.id);
+    const { id: sessionId, events } = await platform.runTurn(created.body.id);
 
     const received = recorder.requests.slice(before);
     expect(received.map((request) => request.headers.authorization)).toContain(`Bearer ${TENANT_KEY}`);

@@ -41,28 +41,22 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-async function turn(provider: "openai_compatible" | "anthropic", stop: string): Promise<string> {
+async function turn(provider: "openai_compatible" | "anthropic"): Promise<string> {
   const agent = await platform.request("POST", "/v1/agents", {
     name: provider,
     model: platform.fakeModel(provider),
   });
   expect(agent.status, JSON.stringify(agent.body)).toBe(200);
-  const session = await platform.request("POST", "/v1/sessions", { agent: agent.body.id });
-  const id = session.body.id as string;
-  await platform.request("POST", `/v1/sessions/${id}/events`, {
-    events: [{ type: "user.message", content: [{ type: "text", text: "hello" }] }],
-  });
-  await platform.waitForIdle(id, stop, 0, 60_000);
-  return id;
+  return (await platform.runTurn(agent.body.id)).id;
 }
 
 describe("secrets in logs, spans, events and answers", () => {
   it("never shows a provider key or an API key, even when an upstream echoes it back", async () => {
     // A successful turn, then failing turns whose error bodies carry the key each provider was sent.
-    const ok = await turn("openai_compatible", "end_turn");
+    const ok = await turn("openai_compatible");
     platform.fake.setScript({ defaultTurn: ECHO_KEYS });
-    const compat = await turn("openai_compatible", "end_turn");
-    const anthropic = await turn("anthropic", "end_turn");
+    const compat = await turn("openai_compatible");
+    const anthropic = await turn("anthropic");
 
     // Keys in use on the API: a member key is made, used, revoked and tried again; a forged one fails.
     const member = await platform.request("POST", "/v1/api_keys", { name: "ci", role: "member" });

@@ -252,6 +252,22 @@ export class Platform {
     );
   }
 
+  /**
+   * A new session of `agentId` told `text`, once its turn has ended (idle for any reason): its id and
+   * every event. Throws when the session cannot be created or the message is refused.
+   */
+  async runTurn(agentId: string, text = "hello"): Promise<{ id: string; events: SessionEvent[] }> {
+    const created = await this.request("POST", "/v1/sessions", { agent: agentId });
+    if (created.status !== 200) throw new Error(`session: ${created.status} ${JSON.stringify(created.body)}`);
+    const id = created.body.id as string;
+    const sent = await this.request("POST", `/v1/sessions/${id}/events`, {
+      events: [{ type: "user.message", content: [{ type: "text", text }] }],
+    });
+    if (sent.status !== 202) throw new Error(`message: ${sent.status} ${JSON.stringify(sent.body)}`);
+    await this.waitForEvent(id, (event) => event.type === "session.status_idle", 60_000);
+    return { id, events: await this.events(id) };
+  }
+
   /** Waits until the session is idle with a stop reason of `type` and no open wake. */
   waitForIdle(sessionId: string, type: string, afterSeq = 0, timeoutMs = 30_000): Promise<SessionEvent> {
     return this.waitForEvent(
