@@ -26,9 +26,10 @@ export interface ModelClientsOptions {
 }
 
 /**
- * Picks the key and applies the endpoint rules at every request (an agent version saved under older
- * rules, a credential added or deleted since, all count now), then reuses one SDK client per provider,
- * base URL and key for the life of the worker. Keys are cached by hash, never in clear.
+ * Picks the key and applies the endpoint rules each time it is asked (once per wake: an agent version
+ * saved under older rules, a credential added or deleted since, all count from the next wake), then
+ * reuses one SDK client per provider, base URL and key for the life of the worker. Keys are cached by
+ * hash, never in clear.
  */
 export function modelClients(options: ModelClientsOptions): ModelClients {
   const clients = new Map<string, ModelClient>();

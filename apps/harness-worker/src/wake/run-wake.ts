@@ -164,6 +164,14 @@ class Wake {
     this.writer.buffer(resumed);
     if (this.interrupted()) return this.endForInterrupt(new Set(resumed.settled?.map((call) => call.id)));
 
+    // The key and endpoint are settled once per wake (a database read for a tenant's own key), before
+    // any request's start, so each request follows its start at once; a refusal is raised after the
+    // start, which consumes the queued messages it answers. A credential changed mid-wake counts from
+    // the next wake.
+    const client = await this.deps.models(this.view.tenantId, this.view.agent.model).then(
+      (resolved) => ({ resolved }),
+      (refusal: unknown) => ({ refusal }),
+    );
     for (;;) {
       if (budgetExhausted(this.view.state)) return this.idle({ type: "budget_reached" });
       if (this.modelRequests >= this.deps.settings.maxModelRequestsPerWake) {
@@ -171,12 +179,6 @@ class Wake {
         return this.idle({ type: "end_turn" });
       }
       this.modelRequests += 1;
-      // The key and endpoint are settled first (a database read), so the request follows its start at
-      // once; a refusal is raised after the start, which consumes the queued messages it answers.
-      const client = await this.deps.models(this.view.tenantId, this.view.agent.model).then(
-        (resolved) => ({ resolved }),
-        (refusal: unknown) => ({ refusal }),
-      );
       // Commits the results buffered since the last request together with the request's start; the
       // request is then built from a view that holds them and every message committed before it.
       const [start] = await this.writer.write({
