@@ -1,8 +1,15 @@
 import type { Bus } from "@wakeloop/bus";
-import { type Database, getSession, openWake, type WakeRow } from "@wakeloop/db";
+import {
+  claimWakesToPublish,
+  type Database,
+  getSession,
+  openWake,
+  type WakeRow,
+  withTenant,
+} from "@wakeloop/db";
 import { wakeReason } from "@wakeloop/session-core";
 import type { Kysely } from "kysely";
-import { dispatchWakes } from "./wake-dispatch";
+import { publishWakeJob } from "./wake-dispatch";
 
 /**
  * Opens a wake when the session has work and none is open, then publishes its tenant's held wakes as
@@ -15,11 +22,19 @@ export async function scheduleIfNeeded(
   target: { tenantId: string; sessionId: string },
   maxInFlight: number,
 ): Promise<WakeRow | null> {
-  const session = await getSession(db, target.tenantId, target.sessionId);
-  if (session === null) return null;
-  const reason = wakeReason(session.state);
-  if (reason === null) return null;
-  const wake = await openWake(db, { tenantId: target.tenantId, sessionId: target.sessionId, reason });
-  if (wake !== null) await dispatchWakes(db, bus, target.tenantId, maxInFlight);
+  // One tenant-scoped transaction reads the session, opens the wake and claims what may be published:
+  // three statements on one connection instead of three transactions on the dispatch path.
+  const { wake, claimed } = await withTenant(db, target.tenantId, async (trx) => {
+    const session = await getSession(trx, target.tenantId, target.sessionId);
+    const reason = session === null ? null : wakeReason(session.state);
+    if (reason === null) return { wake: null, claimed: [] };
+    const opened = await openWake(trx, { tenantId: target.tenantId, sessionId: target.sessionId, reason });
+    if (opened === null) return { wake: null, claimed: [] };
+    return {
+      wake: opened,
+      claimed: await claimWakesToPublish(trx, { tenantId: target.tenantId, maxInFlight }),
+    };
+  });
+  for (const job of claimed) await publishWakeJob(bus, job);
   return wake;
 }
