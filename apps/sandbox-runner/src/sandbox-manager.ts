@@ -120,6 +120,7 @@ export class SandboxManager {
   /** Adopts this runner's running session containers, removes pool containers and orphans. */
   async start(): Promise<void> {
     if (this.options.limits.allowNetwork) await this.firewall.check();
+    await this.workspaces.check();
     const adopted = await reconcile({
       docker: this.docker,
       runnerId: this.runnerId,

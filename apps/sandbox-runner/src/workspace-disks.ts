@@ -68,6 +68,12 @@ export class WorkspaceDisks {
     this.dir = join(stateDir, "workspaces");
   }
 
+  /** Start-up: the tools are there and loop devices can be had (root, /dev/loop-control), or exit. */
+  async check(): Promise<void> {
+    await this.command("mkfs.ext4", ["-V"]);
+    await this.command("losetup", ["--find"]);
+  }
+
   /** A fresh name (Docker-name safe). */
   static newName(): string {
     return `wl-ws-${randomBytes(8).toString("hex")}`;
