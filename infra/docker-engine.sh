@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
 # Makes a Docker Engine available for the sandbox-runner: installs it when missing and starts dockerd in
 # the background when it is not running (CI machines and dev containers have no init system for it).
-# Idempotent: does nothing when `docker info` already works.
+# Also installs what the runner needs next to Docker (e2fsprogs for the workspace filesystems).
+# Idempotent: does nothing when `docker info` already works and the tools are there.
 set -euo pipefail
 
 log_file=/var/log/dockerd.log
 timeout_s=${WL_DOCKERD_TIMEOUT_S:-60}
+
+# The sandbox-runner makes each session's workspace an ext4 image (mkfs.ext4) that it loop-mounts
+# (mount, losetup): e2fsprogs and util-linux's mount on the Docker host. Most systems have both.
+if ! command -v mkfs.ext4 >/dev/null 2>&1 || ! command -v mount >/dev/null 2>&1; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "docker-engine: mkfs.ext4 or mount is missing (run: sudo apt-get install e2fsprogs mount)" >&2
+    exit 1
+  fi
+  echo "docker-engine: installing e2fsprogs and mount"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends e2fsprogs mount
+fi
 
 if docker info >/dev/null 2>&1; then
   echo "docker-engine: already running"

@@ -24,6 +24,11 @@ COPY --from=deps /srv/wakeloop ./
 COPY . .
 ARG APP=gateway
 ENV WL_APP=${APP}
+# The sandbox-runner makes and loop-mounts each session's workspace filesystem (mkfs.ext4, mount).
+RUN if [ "$APP" = "sandbox-runner" ]; then \
+      apt-get update -q && apt-get install -y -q --no-install-recommends e2fsprogs mount \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi
 USER node
 # node itself is PID 1 (no npx or shell in between), so SIGTERM from `docker stop` reaches the
 # service's own handler: readiness off, drain, flush, exit 0.

@@ -349,13 +349,17 @@ describe("sandbox sessions", () => {
     await send(id, say("write a"));
     await platform.waitForIdle(id, "end_turn", 0, 60_000);
     expect(await platform.sandboxContainers(id)).toHaveLength(1);
-    expect(await platform.sandboxVolumes(id)).toHaveLength(1);
+    const workspace = await platform.sandboxWorkspace(id);
+    expect(workspace).not.toBeNull();
+    expect(await platform.sandboxWorkspaces()).toContain(workspace);
 
     const archived = await platform.request("POST", `/v1/sessions/${id}/archive`);
     expect(archived.status).toBe(200);
     expect(archived.body).toMatchObject({ status: "terminated", termination_reason: "archived" });
     await expect.poll(() => platform.sandboxContainers(id), { timeout: 20_000, interval: 200 }).toEqual([]);
-    await expect.poll(() => platform.sandboxVolumes(id), { timeout: 20_000, interval: 200 }).toEqual([]);
+    await expect
+      .poll(() => platform.sandboxWorkspaces(), { timeout: 20_000, interval: 200 })
+      .not.toContain(workspace);
     const released = await platform.waitForEvent(id, (event) => event.type === "session.status_terminated");
     expect(released).toMatchObject({ reason: "archived" });
   }, 120_000);

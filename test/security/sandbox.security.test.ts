@@ -260,6 +260,7 @@ describe("operator bounds", () => {
       [{ memory_mb: 65_536 }, "SANDBOX_MAX_MEMORY_MB"],
       [{ pids_limit: 100_000 }, "SANDBOX_MAX_PIDS"],
       [{ warm_pool_size: 64 }, "SANDBOX_MAX_WARM_POOL_SIZE"],
+      [{ workspace_mb: 1_048_576 }, "SANDBOX_MAX_WORKSPACE_MB"],
       [{ network: "bridge" }, "SANDBOX_ALLOW_NETWORK"],
       [{ image: "docker:dind" }, "SANDBOX_ALLOWED_IMAGES"],
     ];
@@ -306,6 +307,54 @@ describe("operator bounds", () => {
     const sessionId = await ensure("tnt_ulimit", testEnvironment());
     expect(await shell("tnt_ulimit", sessionId, "ulimit -n; ulimit -c")).toMatch(/^1024\n0\n/);
   });
+});
+
+// ---- 6: workspace disk ----------------------------------------------------------------------------
+
+describe("a sandbox's workspace", () => {
+  async function write(tenantId: string, sessionId: string, path: string, content: string) {
+    const response = await client.execute({
+      tenantId,
+      sessionId,
+      toolCallId: newCallId(),
+      tool: "write",
+      input: { path, content },
+    });
+    if (response.outcome !== "completed") throw new Error(`needs approval: ${response.reason}`);
+    return response;
+  }
+
+  it("holds no more than the environment's workspace_mb, through commands and the write tool, and no other workspace shrinks", async () => {
+    const environment = testEnvironment({ workspace_mb: 32 });
+    const filled = await ensure("tnt_disk", environment);
+    const other = await ensure("tnt_disk_other", environment);
+
+    const dd = await shell(
+      "tnt_disk",
+      filled,
+      "dd if=/dev/zero of=/workspace/fill bs=1M count=64 2>&1; du -m /workspace/fill",
+    );
+    expect(dd).toContain("No space left on device");
+    expect(Number(/^(\d+)\s+\/workspace\/fill$/m.exec(dd)?.[1])).toBeLessThanOrEqual(32);
+    expect(dd).toContain("the workspace is full (32 MB, the environment's workspace_mb)");
+    const fallocate = await shell("tnt_disk", filled, "fallocate -l 64M /workspace/big 2>&1");
+    expect(fallocate).toContain("No space left on device");
+    const written = await write("tnt_disk", filled, "more.txt", "x".repeat(900_000));
+    expect(written).toMatchObject({ is_error: true, result: { code: "workspace_full" } });
+    expect(JSON.stringify(written.content)).toContain("the workspace is full (32 MB");
+
+    // Another session's workspace is its own: it still takes what its bound allows.
+    expect(
+      await shell("tnt_disk_other", other, "dd if=/dev/zero of=/workspace/f bs=1M count=16 2>&1 && echo OK"),
+    ).toContain("OK");
+    // The full sandbox is not wedged: freeing space makes writes work again.
+    await shell("tnt_disk", filled, "rm -f /workspace/fill /workspace/big");
+    expect(await write("tnt_disk", filled, "more.txt", "x".repeat(900_000))).toMatchObject({
+      is_error: false,
+    });
+    await client.release(filled, "tnt_disk");
+    await client.release(other, "tnt_disk_other");
+  }, 180_000);
 });
 
 // ---- 9: the agent channel -------------------------------------------------------------------------

@@ -2,7 +2,12 @@
 
 export type OutputPage = { from: number; text: string; total: number; dropped: number };
 
-export type LimitDelta = { memoryLimitKills: number; pidsLimitHits: number } | null;
+export type LimitDelta = {
+  memoryLimitKills: number;
+  pidsLimitHits: number;
+  /** The workspace filesystem had (almost) no space left when the command ended. */
+  workspaceFull?: boolean;
+} | null;
 
 export type CommandSummary = {
   commandId: string;

@@ -11,7 +11,7 @@ describe("containerSpec", () => {
       name: "wl-r-s-x",
       labels: { "wakeloop.runner": "r" },
       environment: EnvironmentConfig.parse({}),
-      workspaceVolume: "wl-ws-1",
+      workspacePath: "/state/workspaces/wl-ws-1",
       substrateVolume: "wl-substrate-1",
       agent,
       network: null,
@@ -39,7 +39,7 @@ describe("containerSpec", () => {
     expect(spec.NetworkDisabled).toBe(true);
     expect(Object.keys(spec.HostConfig?.Tmpfs ?? {})).toEqual(["/tmp", "/home/sandbox"]);
     expect(spec.HostConfig?.Mounts).toEqual([
-      { Type: "volume", Source: "wl-ws-1", Target: "/workspace", ReadOnly: false },
+      { Type: "bind", Source: "/state/workspaces/wl-ws-1", Target: "/workspace", ReadOnly: false },
       { Type: "volume", Source: "wl-substrate-1", Target: "/workspace/agent", ReadOnly: true },
     ]);
     expect(JSON.stringify(spec)).not.toContain("docker.sock");
@@ -50,7 +50,7 @@ describe("containerSpec", () => {
       name: "n",
       labels: {},
       environment: EnvironmentConfig.parse({ network: "bridge", workspace_access: "ro", cpus: 0.5 }),
-      workspaceVolume: "w",
+      workspacePath: "/state/workspaces/w",
       substrateVolume: null,
       agent,
       network: "wl-net-0123456789ab",
@@ -63,7 +63,7 @@ describe("containerSpec", () => {
       Sysctls: { "net.ipv6.conf.all.disable_ipv6": "1" },
     });
     expect(spec.HostConfig?.Mounts).toEqual([
-      { Type: "volume", Source: "w", Target: "/workspace", ReadOnly: true },
+      { Type: "bind", Source: "/state/workspaces/w", Target: "/workspace", ReadOnly: true },
     ]);
   });
 });
@@ -74,6 +74,7 @@ describe("poolKey", () => {
     const key = poolKey(base, null, "v1");
     expect(poolKey({ ...base, exec_ask: "always", command_timeout_ms: 5_000 }, null, "v1")).toBe(key);
     expect(poolKey({ ...base, memory_mb: 1_024 }, null, "v1")).not.toBe(key);
+    expect(poolKey({ ...base, workspace_mb: 2_048 }, null, "v1")).not.toBe(key);
     expect(poolKey(base, "wl-substrate-x", "v1")).not.toBe(key);
     expect(poolKey(base, null, "v2")).not.toBe(key);
   });

@@ -17,7 +17,8 @@ export type ContainerPlan = {
   name: string;
   labels: Record<string, string>;
   environment: EnvironmentConfig;
-  workspaceVolume: string;
+  /** The host directory where the session's workspace filesystem is mounted (WorkspaceDisks). */
+  workspacePath: string;
   substrateVolume: string | null;
   agent: AgentProgram;
   /** The sandbox's own network (SandboxNetworks) when the environment may reach the network. */
@@ -43,8 +44,8 @@ export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOption
   const memoryBytes = env.memory_mb * 1024 * 1024;
   const mounts: Docker.MountConfig = [
     {
-      Type: "volume",
-      Source: plan.workspaceVolume,
+      Type: "bind",
+      Source: plan.workspacePath,
       Target: WORKSPACE,
       ReadOnly: env.workspace_access === "ro",
     },

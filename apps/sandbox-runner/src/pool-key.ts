@@ -3,7 +3,7 @@ import type { EnvironmentConfig } from "@wakeloop/contracts";
 
 /**
  * Containers are interchangeable when everything fixed at creation is equal: image, limits,
- * network, mounts and the agent program. Exec policy and timeouts apply per call, so environments
+ * network, mounts, workspace size and the agent program. Exec policy and timeouts apply per call, so environments
  * that differ only there share a pool.
  */
 export function poolKey(
@@ -18,6 +18,7 @@ export function poolKey(
     pids_limit: environment.pids_limit,
     network: environment.network,
     workspace_access: environment.workspace_access,
+    workspace_mb: environment.workspace_mb,
     substrateVolume,
     agentVersion,
   };

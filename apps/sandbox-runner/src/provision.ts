@@ -1,16 +1,17 @@
-import { randomBytes } from "node:crypto";
 import { type EnvironmentConfig, WakeloopError } from "@wakeloop/contracts";
 import type Docker from "dockerode";
 import type { AgentProgram } from "./agent-program";
 import { LABEL } from "./labels";
 import type { RunnerLog } from "./runner-log";
-import { removeVolume, SandboxContainer } from "./sandbox-container";
+import { SandboxContainer } from "./sandbox-container";
 import type { SandboxNetworks } from "./sandbox-network";
+import { WorkspaceDisks } from "./workspace-disks";
 
-/** What provisioning needs from the runner: Docker, the agent, the network fence and host limits. */
+/** What provisioning needs from the runner: Docker, the agent, workspaces, the network fence and host limits. */
 export type ProvisionDeps = {
   docker: Docker;
   agent: AgentProgram;
+  workspaces: WorkspaceDisks;
   networks: SandboxNetworks;
   /** Open files per sandbox process. */
   nofile: number;
@@ -22,13 +23,14 @@ export type ProvisionRequest = {
   labels: Record<string, string>;
   environment: EnvironmentConfig;
   substrateVolume: string | null;
-  /** Reuse this workspace volume (a session whose container is gone); otherwise a new one is made. */
-  workspaceVolume?: string;
+  /** Reuse this workspace (a session whose container is gone); otherwise a new one is made. */
+  workspace?: string;
 };
 
 export type Provisioned = {
   container: SandboxContainer;
-  workspaceVolume: string;
+  /** The name of its workspace (WorkspaceDisks), mounted at /workspace. */
+  workspace: string;
   /** The sandbox's own network, removed with its container; null for `network: none`. */
   network: string | null;
 };
@@ -39,24 +41,21 @@ function isMissingImage(error: unknown): boolean {
 }
 
 /**
- * Creates (not starts) a hardened container with its workspace volume and, when the environment may
- * reach the network, its own fenced network; cleans up all of them on failure.
+ * Creates (not starts) a hardened container with its workspace (a filesystem of `workspace_mb`,
+ * mounted before the container can start) and, when the environment may reach the network, its own
+ * fenced network; cleans up what it created on failure.
  */
 export async function provisionContainer(
   deps: ProvisionDeps,
   request: ProvisionRequest,
 ): Promise<Provisioned> {
-  const { docker, agent } = deps;
-  const createdVolume = request.workspaceVolume === undefined;
-  const workspaceVolume = request.workspaceVolume ?? `wl-ws-${randomBytes(8).toString("hex")}`;
-  if (createdVolume) {
-    await docker.createVolume({
-      Name: workspaceVolume,
-      Labels: { ...request.labels, [LABEL.kind]: "workspace" },
-    });
-  }
+  const { docker, agent, workspaces } = deps;
+  const createdWorkspace = request.workspace === undefined;
+  const workspace = request.workspace ?? WorkspaceDisks.newName();
   let network: string | null = null;
   try {
+    if (createdWorkspace) await workspaces.create(workspace, request.environment.workspace_mb);
+    else await workspaces.mount(workspace);
     if (request.environment.network !== "none") network = await deps.networks.create(request.labels);
     const container = await SandboxContainer.create(
       docker,
@@ -64,7 +63,7 @@ export async function provisionContainer(
         name: request.name,
         labels: { ...request.labels, [LABEL.kind]: "sandbox", [LABEL.agentVersion]: agent.version },
         environment: request.environment,
-        workspaceVolume,
+        workspacePath: workspaces.mountPath(workspace),
         substrateVolume: request.substrateVolume,
         agent,
         network,
@@ -72,10 +71,10 @@ export async function provisionContainer(
       },
       deps.log,
     );
-    return { container, workspaceVolume, network };
+    return { container, workspace, network };
   } catch (error) {
     if (network !== null) await deps.networks.remove(network).catch(() => undefined);
-    if (createdVolume) await removeVolume(docker, workspaceVolume).catch(() => undefined);
+    if (createdWorkspace) await workspaces.remove(workspace).catch(() => undefined);
     if (error instanceof WakeloopError) throw error;
     if (isMissingImage(error)) {
       throw new WakeloopError(

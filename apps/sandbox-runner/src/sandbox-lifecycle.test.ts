@@ -81,14 +81,16 @@ describe("provisioning", () => {
     expect(statuses).toEqual(["provisioning", "ready", "closed", "provisioning", "ready"]);
   });
 
-  it("release removes the container, the workspace volume and the records", async () => {
+  it("release removes the container, the workspace (mount, loop device, image) and the records", async () => {
     const manager = await fixture.manager();
     const s = new SessionDriver(manager);
     const { container_id } = await s.ensure();
-    expect(await fixture.volumes()).toHaveLength(1);
+    expect(await fixture.workspaces()).toHaveLength(1);
+    expect((await fixture.workspaceMounts()).loops).toHaveLength(1);
     expect(await manager.release(s.sessionId)).toBe(true);
     expect(await fixture.containers()).toHaveLength(0);
-    expect(await fixture.volumes()).toHaveLength(0);
+    expect(await fixture.workspaces()).toEqual([]);
+    expect(await fixture.workspaceMounts()).toEqual({ mounts: [], loops: [] });
     await expect(fixture.docker.getContainer(container_id).inspect()).rejects.toMatchObject({
       statusCode: 404,
     });
@@ -211,13 +213,14 @@ describe("runner restart", () => {
       substrateVolume: null,
     });
     expect(await fixture.containers()).toHaveLength(4);
-    expect(await fixture.volumes()).toHaveLength(4);
+    expect(await fixture.workspaces()).toHaveLength(4);
 
     const successor = await fixture.manager();
     const left = await fixture.containers();
     expect(left).toHaveLength(2);
     expect(left.every((c) => c.State === "running")).toBe(true);
-    expect(await fixture.volumes()).toHaveLength(2);
+    expect(await fixture.workspaces()).toHaveLength(2);
+    expect((await fixture.workspaceMounts()).loops).toHaveLength(2);
     for (const sessionId of ["sesn_a", "sesn_b"]) {
       expect(successor.describe(sessionId).status).toBe("ready");
       const s = new SessionDriver(successor, sessionId);

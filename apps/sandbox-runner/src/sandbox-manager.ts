@@ -24,7 +24,7 @@ import { poolKey } from "./pool-key";
 import { ensureSubstrateVolume, type ProvisionDeps, provisionContainer } from "./provision";
 import { reconcile } from "./reconcile";
 import type { RunnerLog } from "./runner-log";
-import { removeContainer, removeVolume, SandboxContainer } from "./sandbox-container";
+import { removeContainer, SandboxContainer } from "./sandbox-container";
 import { SandboxFirewall } from "./sandbox-firewall";
 import { SandboxNetworks } from "./sandbox-network";
 import { type Binding, SessionStore } from "./session-store";
@@ -32,14 +32,15 @@ import { TenantQuota } from "./tenant-quota";
 import { failure, type ToolOutcome } from "./tools/output-format";
 import { runTool } from "./tools/run-tool";
 import { WarmPool } from "./warm-pool";
+import { WorkspaceDisks } from "./workspace-disks";
 
 export type SandboxManagerOptions = {
   docker: Docker;
   /** Stable across restarts: it labels this runner's containers and names its pinned subjects. */
   runnerId: string;
-  /** Host directory for bindings, shell state and the idempotency journal. */
+  /** Host directory for bindings, shell state, the idempotency journal and the workspace images. */
   stateDir: string;
-  /** A sandbox with no call for this long is stopped (its volume and binding stay). */
+  /** A sandbox with no call for this long is stopped (its workspace and binding stay). */
   idleStopMs: number;
   log: RunnerLog;
   onStatus?: (notice: SandboxStatusNotice) => void;
@@ -82,6 +83,7 @@ export class SandboxManager {
   private readonly quota: TenantQuota;
   private readonly firewall: SandboxFirewall;
   private readonly networks: SandboxNetworks;
+  private readonly workspaces: WorkspaceDisks;
   private readonly provisionDeps: ProvisionDeps;
   readonly pool: WarmPool;
   private reaper: NodeJS.Timeout | undefined;
@@ -95,9 +97,11 @@ export class SandboxManager {
     this.journal = new CallJournal((sessionId) => this.store.dir(sessionId));
     this.firewall = new SandboxFirewall(this.runnerId, options.dnsServers);
     this.networks = new SandboxNetworks(this.docker, this.runnerId, this.firewall);
+    this.workspaces = new WorkspaceDisks(options.stateDir, options.log);
     this.provisionDeps = {
       docker: this.docker,
       agent: this.agent,
+      workspaces: this.workspaces,
       networks: this.networks,
       nofile: options.nofile,
       log: options.log,
@@ -116,11 +120,13 @@ export class SandboxManager {
   /** Adopts this runner's running session containers, removes pool containers and orphans. */
   async start(): Promise<void> {
     if (this.options.limits.allowNetwork) await this.firewall.check();
+    await this.workspaces.check();
     const adopted = await reconcile({
       docker: this.docker,
       runnerId: this.runnerId,
       store: this.store,
       networks: this.networks,
+      workspaces: this.workspaces,
       log: this.options.log,
     });
     for (const { binding, container: state } of adopted) {
@@ -267,7 +273,7 @@ export class SandboxManager {
       await removeContainer(this.docker, sessionContainerName(this.runnerId, sessionId));
       if (binding) {
         await removeContainer(this.docker, binding.container_id);
-        await removeVolume(this.docker, binding.workspace_volume);
+        await this.workspaces.remove(binding.workspace_volume);
         if (binding.network !== null) await this.networks.remove(binding.network);
       }
       await this.store.remove(sessionId);
@@ -397,7 +403,7 @@ export class SandboxManager {
       const binding = {
         ...bindingBase,
         container_id: claimed.container.id,
-        workspace_volume: claimed.workspaceVolume,
+        workspace_volume: claimed.workspace,
         network: claimed.network,
       };
       await this.store.saveBinding(binding);
@@ -423,7 +429,7 @@ export class SandboxManager {
     const binding = {
       ...bindingBase,
       container_id: provisioned.container.id,
-      workspace_volume: provisioned.workspaceVolume,
+      workspace_volume: provisioned.workspace,
       network: provisioned.network,
     };
     await this.store.saveBinding(binding);
@@ -445,21 +451,20 @@ export class SandboxManager {
     return sandbox;
   }
 
-  /** Brings back a stopped sandbox, or re-creates its container over the kept workspace volume. */
+  /** Brings back a stopped sandbox, or re-creates its container over the kept workspace. */
   private async revive(sandbox: Sandbox): Promise<SandboxProvisioning> {
     const binding = sandbox.binding;
-    if (sandbox.container && (await this.exists(binding.container_id))) {
+    const workspaceExists = await this.workspaces.exists(binding.workspace_volume);
+    if (workspaceExists && sandbox.container && (await this.exists(binding.container_id))) {
+      // Mounted before the start: the container binds whatever is at the mount point when it starts.
+      await this.workspaces.mount(binding.workspace_volume);
       this.watch(sandbox, await sandbox.container.connect());
       await this.restoreShells(sandbox);
       return "restarted";
     }
     const name = sessionContainerName(this.runnerId, binding.session_id);
     await removeContainer(this.docker, name);
-    const volumeExists = await this.docker
-      .getVolume(binding.workspace_volume)
-      .inspect()
-      .then(() => true)
-      .catch(() => false);
+    if (sandbox.container) await removeContainer(this.docker, binding.container_id);
     if (binding.network !== null) await this.networks.remove(binding.network);
     const provisioned = await provisionContainer(this.provisionDeps, {
       name,
@@ -470,12 +475,12 @@ export class SandboxManager {
       },
       environment: binding.environment,
       substrateVolume: binding.substrate_volume,
-      ...(volumeExists ? { workspaceVolume: binding.workspace_volume } : {}),
+      ...(workspaceExists ? { workspace: binding.workspace_volume } : {}),
     });
     sandbox.binding = {
       ...binding,
       container_id: provisioned.container.id,
-      workspace_volume: provisioned.workspaceVolume,
+      workspace_volume: provisioned.workspace,
       network: provisioned.network,
     };
     sandbox.container = provisioned.container;

@@ -292,7 +292,7 @@ describe("sandbox_describe and sandbox_execute", () => {
     const described = await s.run("sandbox_describe", {});
     expect(described.result).toMatchObject({
       mounts: [{ path: "/workspace", access: "rw", kind: "workspace" }],
-      constraints: { memory_mb: 256, pids_limit: 128 },
+      constraints: { memory_mb: 256, pids_limit: 128, workspace_mb: 1_024 },
       command_policy: { exec_security: "full", exec_ask: "on-miss" },
     });
     expect(Object.keys(described.result.actions as object)).toContain("exec_persistent_shell");

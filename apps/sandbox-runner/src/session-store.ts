@@ -14,6 +14,10 @@ export const Binding = z.object({
   agent_id: Id.nullable(),
   environment: EnvironmentConfig,
   container_id: z.string(),
+  /**
+   * The session's workspace (WorkspaceDisks: `workspaces/<name>.img` under the state directory). The
+   * key is the one from when workspaces were Docker volumes, so existing binding files still parse.
+   */
   workspace_volume: z.string(),
   substrate_volume: z.string().nullable(),
   /** The sandbox's own fenced network (removed on release); absent in bindings written before it existed. */

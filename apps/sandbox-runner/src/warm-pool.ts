@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import type { EnvironmentConfig } from "@wakeloop/contracts";
 import { LABEL } from "./labels";
 import { type ProvisionDeps, type Provisioned, provisionContainer } from "./provision";
-import { removeVolume } from "./sandbox-container";
 
 /** After a failed creation (Docker down, image missing) the pool waits this long before trying again. */
 const FILL_RETRY_MS = 5_000;
@@ -18,7 +17,7 @@ type Pool = {
 
 /**
  * Pre-created, pre-hardened, started containers (agent answering) per pool key, each with a fresh
- * workspace volume that becomes the claiming session's workspace. A claim is a pop; the pool refills
+ * workspace (mounted) that becomes the claiming session's workspace. A claim is a pop; the pool refills
  * in the background, one container at a time so a burst of claims does not stampede Docker.
  * Registrations are bounded: at most `maxPools` pools at once (further environments start cold), and
  * a pool that no session registered or claimed for `idleMs` is dropped, so environments used once do
@@ -141,7 +140,7 @@ export class WarmPool {
 
   private async discard(entry: Provisioned): Promise<void> {
     await entry.container.remove().catch(() => undefined);
-    await removeVolume(this.deps.docker, entry.workspaceVolume).catch(() => undefined);
+    await this.deps.workspaces.remove(entry.workspace).catch(() => undefined);
     if (entry.network !== null) await this.deps.networks.remove(entry.network).catch(() => undefined);
   }
 }

@@ -79,6 +79,8 @@ export const EnvironmentConfig = z.strictObject({
   exec_allowlist: z.array(z.string().min(1)).default([]),
   command_timeout_ms: z.number().int().min(100).max(3_600_000).default(120_000),
   warm_pool_size: z.number().int().min(0).max(64).default(0),
+  /** Size of the session's `/workspace` filesystem; writes past it fail with "no space left". */
+  workspace_mb: z.number().int().min(16).max(1_048_576).default(1_024),
 });
 export type EnvironmentConfig = z.infer<typeof EnvironmentConfig>;
 

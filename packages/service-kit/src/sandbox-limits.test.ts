@@ -25,6 +25,7 @@ describe("sandbox limits", () => {
       memory_mb: 65_536,
       pids_limit: 100_000,
       warm_pool_size: 64,
+      workspace_mb: 1_048_576,
       network: "bridge",
       image: "alpine:latest",
     });
@@ -33,6 +34,7 @@ describe("sandbox limits", () => {
       "SANDBOX_MAX_MEMORY_MB",
       "SANDBOX_MAX_PIDS",
       "SANDBOX_MAX_WARM_POOL_SIZE",
+      "SANDBOX_MAX_WORKSPACE_MB",
       "SANDBOX_ALLOW_NETWORK",
       "SANDBOX_ALLOWED_IMAGES",
     ]);

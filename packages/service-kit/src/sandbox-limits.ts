@@ -37,6 +37,9 @@ export const SandboxLimitsEnv = z.object({
   SANDBOX_MAX_WARM_POOL_SIZE: count(0, 2).describe(
     "Largest warm_pool_size an environment may ask for (idle containers held per pool)",
   ),
+  SANDBOX_MAX_WORKSPACE_MB: count(16, 4_096).describe(
+    "Largest workspace_mb an environment may ask for (each session's /workspace is a filesystem of that size on the runner's host)",
+  ),
 });
 export type SandboxLimitsConfig = z.output<typeof SandboxLimitsEnv>;
 
@@ -48,6 +51,7 @@ export type SandboxLimits = {
   maxMemoryMb: number;
   maxPids: number;
   maxWarmPoolSize: number;
+  maxWorkspaceMb: number;
 };
 
 export function sandboxLimits(config: SandboxLimitsConfig): SandboxLimits {
@@ -58,6 +62,7 @@ export function sandboxLimits(config: SandboxLimitsConfig): SandboxLimits {
     maxMemoryMb: config.SANDBOX_MAX_MEMORY_MB,
     maxPids: config.SANDBOX_MAX_PIDS,
     maxWarmPoolSize: config.SANDBOX_MAX_WARM_POOL_SIZE,
+    maxWorkspaceMb: config.SANDBOX_MAX_WORKSPACE_MB,
   };
 }
 
@@ -77,6 +82,7 @@ export function sandboxLimitViolations(
   over("memory_mb", "SANDBOX_MAX_MEMORY_MB", environment.memory_mb, limits.maxMemoryMb);
   over("pids_limit", "SANDBOX_MAX_PIDS", environment.pids_limit, limits.maxPids);
   over("warm_pool_size", "SANDBOX_MAX_WARM_POOL_SIZE", environment.warm_pool_size, limits.maxWarmPoolSize);
+  over("workspace_mb", "SANDBOX_MAX_WORKSPACE_MB", environment.workspace_mb, limits.maxWorkspaceMb);
   if (environment.network !== "none" && !limits.allowNetwork) {
     violations.push({
       field: "network",

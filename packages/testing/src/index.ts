@@ -5,4 +5,5 @@ export * from "./latency";
 export * from "./local-nats-server";
 export * from "./nats";
 export * from "./platform";
+export * from "./sandbox-workspaces";
 export * from "./tcp-proxy";

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { connectBus } from "@wakeloop/bus";
 import type { SessionEvent } from "@wakeloop/contracts";
@@ -10,14 +10,16 @@ import { type FakeModelServer, type Script, startFakeModelServer } from "@wakelo
 import type Docker from "dockerode";
 import { AppProcess } from "./app-process";
 import { createTestDatabase, type TestDatabase } from "./database";
-import { labelledContainers, labelledVolumes, removeLabelled, requireDocker } from "./docker";
+import { labelledContainers, removeLabelled, requireDocker } from "./docker";
 import { cleanupPrefix, testNatsUrl, testPrefix } from "./nats";
+import { sandboxWorkspaces, unmountSandboxWorkspaces } from "./sandbox-workspaces";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const READY_TIMEOUT_MS = 60_000;
 // The labels the sandbox-runner puts on everything it creates (apps/sandbox-runner/src/labels.ts).
 const RUNNER_LABEL = "wakeloop.runner";
 const SESSION_LABEL = "wakeloop.session";
+const WORKSPACE = "/workspace";
 
 /** This platform's own runner: its id labels its containers, so `stop` removes exactly those. */
 interface SandboxRunner {
@@ -174,9 +176,19 @@ export class Platform {
     return labelledContainers(this.sandboxDocker(), this.sandboxLabels(sessionId));
   }
 
-  /** The names of the volumes (the workspace) this platform's runner made for the session. */
-  sandboxVolumes(sessionId: string): Promise<string[]> {
-    return labelledVolumes(this.sandboxDocker(), this.sandboxLabels(sessionId));
+  /** The workspace mounted at /workspace in the session's container (its name), or null. */
+  async sandboxWorkspace(sessionId: string): Promise<string | null> {
+    for (const info of await this.sandboxContainers(sessionId)) {
+      const mount = info.Mounts.find((m) => m.Destination === WORKSPACE && m.Type === "bind");
+      if (mount) return basename(mount.Source);
+    }
+    return null;
+  }
+
+  /** The workspaces (images or mount points) this platform's runner holds on the host. */
+  sandboxWorkspaces(): Promise<string[]> {
+    if (!this.runner) throw new Error("this platform was started without a sandbox-runner");
+    return sandboxWorkspaces(this.runner.stateDir);
   }
 
   private sandboxDocker(): Docker {
@@ -287,6 +299,7 @@ export class Platform {
     if (this.runner) {
       // Session containers outlive a runner's shutdown by design (adopted at its next start).
       await removeLabelled(this.runner.docker, { [RUNNER_LABEL]: this.runner.id });
+      await unmountSandboxWorkspaces(this.runner.stateDir);
       await rm(this.runner.stateDir, { recursive: true, force: true });
     }
     const bus = await connectBus({ servers: testNatsUrl(), name: "platform-cleanup" });

@@ -1,7 +1,23 @@
 // Counters of the container's resource limits (cgroup v2, or v1 on older hosts), read before and after
 // a command so its result can say "killed by the memory limit" or "hit the process limit" instead of
-// leaving the model to guess from a bare SIGKILL or "fork: Resource temporarily unavailable".
+// leaving the model to guess from a bare SIGKILL or "fork: Resource temporarily unavailable". The
+// workspace's size limit is read the same way: is it full once the command ended?
 const fs = require("node:fs");
+const { WORKSPACE } = require("./paths");
+
+/**
+ * A write can fail with ENOSPC while statfs still shows a little room (ext4 holds space back for the
+ * metadata of data not yet written out), so "full" is: under 1 MiB or 1% of the size left.
+ */
+function workspaceFull() {
+  try {
+    const space = fs.statfsSync(WORKSPACE);
+    const slack = Math.max(1024 * 1024, (space.blocks * space.bsize) / 100);
+    return space.bavail * space.bsize < slack;
+  } catch {
+    return false; // no statfs (Node < 18.15) or no workspace: say nothing rather than guess
+  }
+}
 
 function counter(files, key) {
   for (const file of files) {
@@ -31,6 +47,7 @@ function delta(before) {
   return {
     memoryLimitKills: now.oomKills - before.oomKills,
     pidsLimitHits: now.pidsLimitHits - before.pidsLimitHits,
+    workspaceFull: workspaceFull(),
   };
 }
 

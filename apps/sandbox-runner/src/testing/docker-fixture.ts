@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EnvironmentConfig, type SandboxStatusNotice } from "@wakeloop/contracts";
 import { SandboxLimitsEnv, sandboxLimits } from "@wakeloop/service-kit";
-import { labelledContainers, labelledVolumes, removeLabelled, requireDocker } from "@wakeloop/testing";
+import { labelledContainers, removeLabelled, requireDocker } from "@wakeloop/testing";
 import type Docker from "dockerode";
 import { agentProgram } from "../agent-program";
 import { LABEL } from "../labels";
@@ -13,6 +13,7 @@ import type { RunnerLog } from "../runner-log";
 import { SandboxFirewall } from "../sandbox-firewall";
 import { SandboxManager, type SandboxManagerOptions } from "../sandbox-manager";
 import { SandboxNetworks } from "../sandbox-network";
+import { loopBackingFiles, mountPoints, WorkspaceDisks } from "../workspace-disks";
 import { testApprovals } from "./session-driver";
 
 export const silent: RunnerLog = {
@@ -78,6 +79,7 @@ export class RunnerFixture {
     return {
       docker: this.docker,
       agent: agentProgram(),
+      workspaces: new WorkspaceDisks(this.stateDir, silent),
       networks: new SandboxNetworks(this.docker, this.runnerId, firewall),
       nofile: 1_024,
       log: silent,
@@ -88,8 +90,19 @@ export class RunnerFixture {
     return labelledContainers(this.docker, { [LABEL.runner]: this.runnerId });
   }
 
-  volumes(): Promise<string[]> {
-    return labelledVolumes(this.docker, { [LABEL.runner]: this.runnerId });
+  /** The workspaces this runner left on the host: images, mount points and mounts. */
+  workspaces(): Promise<string[]> {
+    return new WorkspaceDisks(this.stateDir, silent).list();
+  }
+
+  /** Mounts and loop devices of this runner's workspaces (none may outlive its workspace). */
+  async workspaceMounts(): Promise<{ mounts: string[]; loops: string[] }> {
+    const dir = new WorkspaceDisks(this.stateDir, silent).dir;
+    const inDir = (path: string) => path.startsWith(`${dir}/`);
+    return {
+      mounts: [...(await mountPoints())].filter(inDir),
+      loops: (await loopBackingFiles()).filter(inDir),
+    };
   }
 
   async cleanup(): Promise<void> {
@@ -97,6 +110,8 @@ export class RunnerFixture {
     await removeLabelled(this.docker, { [LABEL.runner]: this.runnerId });
     // Networks, then the firewall rules, that carry this runner id: the containers are gone by now.
     await this.provisionDeps().networks.reconcile(new Set());
+    // Unmounted before the directory goes: rm would otherwise descend into mounted workspaces.
+    await this.provisionDeps().workspaces.reconcile(new Set());
     await rm(this.stateDir, { recursive: true, force: true });
   }
 }

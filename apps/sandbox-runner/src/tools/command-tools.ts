@@ -22,8 +22,9 @@ function readCommandHint(commandId: string | null) {
       : `shell_read_last_output {"offset":${offset}} (or shell_read_command {"command_id":"${commandId}","offset":${offset}})`;
 }
 
-function finished(result: ProcessResult, timeoutMs: number): ToolOutcome {
-  const text = `${outputWithNotice(result.output, readCommandHint(result.commandId))}\n${describeEnding(result, timeoutMs)}`;
+function finished(ctx: ToolContext, result: ProcessResult, timeoutMs: number): ToolOutcome {
+  const ending = describeEnding(result, timeoutMs, ctx.environment.workspace_mb);
+  const text = `${outputWithNotice(result.output, readCommandHint(result.commandId))}\n${ending}`;
   const { output: _output, ...summary } = result;
   return { isError: result.exitCode !== 0, text, details: { ...summary, timeoutMs } };
 }
@@ -52,7 +53,7 @@ export async function bashTool(ctx: ToolContext, input: BashInput): Promise<Tool
     recordAs: "bash",
     maxChars: FINISHED_OUTPUT_CHARS,
   });
-  return finished(result, timeoutMs);
+  return finished(ctx, result, timeoutMs);
 }
 
 export async function shellRunTool(ctx: ToolContext, input: ShellRunInput): Promise<ToolOutcome> {
@@ -73,7 +74,7 @@ export async function shellRunTool(ctx: ToolContext, input: ShellRunInput): Prom
       input.background || input.yield_ms !== undefined ? BACKGROUND_OUTPUT_CHARS : FINISHED_OUTPUT_CHARS,
   });
   if (result.status === "running") return backgrounded(result);
-  return finished(result, timeoutMs);
+  return finished(ctx, result, timeoutMs);
 }
 
 export async function grepTool(ctx: ToolContext, input: GrepInput): Promise<ToolOutcome> {

@@ -46,4 +46,18 @@ describe("describeEnding", () => {
     );
     expect(describeEnding({ ...base, cancelled: true })).toContain("interrupted");
   });
+
+  it("says the workspace is full, with its size and the setting that bounds it", () => {
+    const full = {
+      ...base,
+      exitCode: 1,
+      limits: { memoryLimitKills: 0, pidsLimitHits: 0, workspaceFull: true },
+    };
+    expect(describeEnding(full, undefined, 32)).toBe(
+      "[exit code 1; the workspace is full (32 MB, the environment's workspace_mb); remove files to make room]",
+    );
+    expect(describeEnding({ ...full, limits: { ...full.limits, workspaceFull: false } }, undefined, 32)).toBe(
+      "[exit code 1]",
+    );
+  });
 });

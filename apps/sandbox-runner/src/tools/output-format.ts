@@ -17,8 +17,13 @@ export function failure(code: string, message: string, details: Record<string, u
 
 type Ending = Pick<CommandSummary, "exitCode" | "signal" | "timedOut" | "cancelled"> & { limits: LimitDelta };
 
+/** What the model reads when the workspace filesystem is full (a write failed with ENOSPC). */
+export function workspaceFullMessage(workspaceMb: number): string {
+  return `the workspace is full (${workspaceMb} MB, the environment's workspace_mb); remove files to make room`;
+}
+
 /** One line saying how a command ended, naming the limit it hit when one did. */
-export function describeEnding(ending: Ending, timeoutMs?: number): string {
+export function describeEnding(ending: Ending, timeoutMs?: number, workspaceMb?: number): string {
   const limits = ending.limits;
   let status: string;
   if (ending.cancelled) status = "interrupted: the command and every process it started were killed";
@@ -29,6 +34,7 @@ export function describeEnding(ending: Ending, timeoutMs?: number): string {
   if (limits && limits.memoryLimitKills > 0)
     notes.push("a process was killed for exceeding the sandbox memory limit");
   if (limits && limits.pidsLimitHits > 0) notes.push("the sandbox process limit was reached (fork failed)");
+  if (limits?.workspaceFull && workspaceMb !== undefined) notes.push(workspaceFullMessage(workspaceMb));
   return `[${[status, ...notes].join("; ")}]`;
 }
 

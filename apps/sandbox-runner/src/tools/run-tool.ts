@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AgentCallError } from "../agent-channel";
 import { bashTool, grepTool, shellRunTool } from "./command-tools";
 import { editTool, globTool, lsTool, readTool, writeTool } from "./file-tools";
-import { failure, type ToolOutcome } from "./output-format";
+import { failure, type ToolOutcome, workspaceFullMessage } from "./output-format";
 import { applyPatchTool } from "./patch-tool";
 import { processTool } from "./process-tool";
 import { sandboxDescribeTool, sandboxExecuteTool } from "./sandbox-execute";
@@ -68,6 +68,9 @@ export async function runTool(ctx: ToolContext, tool: SandboxToolName, input: un
   try {
     return await handler(ctx, parsed.data);
   } catch (error) {
+    if (error instanceof AgentCallError && error.code === "ENOSPC") {
+      return failure("workspace_full", workspaceFullMessage(ctx.environment.workspace_mb));
+    }
     if (error instanceof AgentCallError) return failure(error.code, error.message);
     throw error;
   }

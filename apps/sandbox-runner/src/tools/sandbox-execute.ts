@@ -89,6 +89,7 @@ export function sandboxDescribeTool(ctx: ToolContext): ToolOutcome {
       cpus: env.cpus,
       memory_mb: env.memory_mb,
       pids_limit: env.pids_limit,
+      workspace_mb: env.workspace_mb,
       network: env.network === "none" ? "none (no network access)" : "bridge",
       command_timeout_ms: env.command_timeout_ms,
       output_limits: {

@@ -56,7 +56,7 @@ function describeShell(shell: ShellDescription, extra: Record<string, unknown> =
   return ok(JSON.stringify(view, null, 2), { ...view });
 }
 
-function commandOutcome(result: ShellCommandResult, waitedMs: number): ToolOutcome {
+function commandOutcome(ctx: ToolContext, result: ShellCommandResult, waitedMs: number): ToolOutcome {
   const hint = lastOutputHint(result.shellId);
   const page = result.output as OutputPage;
   const { output: _output, shell: _shell, ...summary } = result;
@@ -67,7 +67,8 @@ function commandOutcome(result: ShellCommandResult, waitedMs: number): ToolOutco
       outputWithNotice(page, hint);
     return ok(text, { ...summary, cwd: result.shell.cwd });
   }
-  const text = `${outputWithNotice(page, hint)}\n${describeEnding(result)}\n[cwd: ${result.shell.cwd}]`;
+  const ending = describeEnding(result, undefined, ctx.environment.workspace_mb);
+  const text = `${outputWithNotice(page, hint)}\n${ending}\n[cwd: ${result.shell.cwd}]`;
   return {
     isError: result.exitCode !== 0,
     text,
@@ -85,7 +86,7 @@ export async function shellExecTool(ctx: ToolContext, input: ShellExecInput): Pr
     maxChars: FINISHED_OUTPUT_CHARS,
     runningMaxChars: BACKGROUND_OUTPUT_CHARS,
   });
-  return commandOutcome(result, waitMs);
+  return commandOutcome(ctx, result, waitMs);
 }
 
 export async function shellWaitTool(ctx: ToolContext, input: ShellWaitInput): Promise<ToolOutcome> {
@@ -97,7 +98,7 @@ export async function shellWaitTool(ctx: ToolContext, input: ShellWaitInput): Pr
   });
   if (result.status === "idle")
     return ok(`shell ${input.shell_id} has not run a command yet`, { status: "idle" });
-  return commandOutcome(result, input.timeout_ms);
+  return commandOutcome(ctx, result, input.timeout_ms);
 }
 
 export async function shellOpenTool(ctx: ToolContext, input: ShellIdInput): Promise<ToolOutcome> {
