@@ -34,6 +34,22 @@ export function unmatchableProgram(program: string): string | null {
   return null;
 }
 
+/**
+ * Why each exec_allowlist entry could never match anything (an empty entry, a relative program path,
+ * one with `..`), so an environment that holds one is refused when it is saved instead of silently
+ * asking for every command the entry was meant to allow.
+ */
+export function allowlistEntryProblems(entries: readonly string[]): string[] {
+  return entries.flatMap((entry) => {
+    const [program = ""] = entry.trim().split(/\s+/);
+    if (program === "") return [`an empty entry ("${entry}")`];
+    const problem = unmatchableProgram(program);
+    return problem === null
+      ? []
+      : [`"${entry}": a ${problem} never matches; name the program or its absolute path`];
+  });
+}
+
 function canonicalProgram(word: string): Program | null {
   if (unmatchableProgram(word) !== null) return null;
   if (!word.includes("/")) return { kind: "bare", name: word };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allowlistSatisfied } from "./allowlist";
+import { allowlistEntryProblems, allowlistSatisfied } from "./allowlist";
 import { checkExec, type ExecPolicyConfig, evaluateExecPolicy } from "./exec-policy";
 
 const config = (overrides: Partial<ExecPolicyConfig>): ExecPolicyConfig => ({
@@ -41,6 +41,20 @@ describe("allowlistSatisfied", () => {
     expect(allowlistSatisfied(["/usr/bin/git"], "/usr/local/bin/git")).toBe(false);
     expect(allowlistSatisfied(["/usr/bin/*"], "/usr/bin/x/y")).toBe(false);
     expect(allowlistSatisfied(["/usr/bin/../bin/git"], "/usr/bin/git")).toBe(false);
+  });
+});
+
+describe("allowlistEntryProblems", () => {
+  it("names every entry that could never match and accepts the rest", () => {
+    expect(allowlistEntryProblems(["git", "git status", "/usr/bin/git", "/usr/bin/*", "npm run *"])).toEqual(
+      [],
+    );
+    const problems = allowlistEntryProblems(["./git", "bin/git log", "/usr/../bin/sh", ""]);
+    expect(problems).toHaveLength(4);
+    expect(problems[0]).toContain("relative program path (./git)");
+    expect(problems[1]).toContain("relative program path (bin/git)");
+    expect(problems[2]).toContain("..");
+    expect(problems[3]).toContain("empty entry");
   });
 });
 

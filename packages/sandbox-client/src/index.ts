@@ -1,4 +1,4 @@
-export { SYSTEM_PROGRAM_DIRS } from "./allowlist";
+export { allowlistEntryProblems, SYSTEM_PROGRAM_DIRS } from "./allowlist";
 export { checkExec, type ExecCheck, type ExecPolicyConfig, type ExecVerdict } from "./exec-policy";
 export { createSandboxClient, type SandboxClient, type SandboxClientOptions } from "./sandbox-client";
 export { pinnedSandboxService, sandboxService, sandboxStatusSubject } from "./sandbox-service";

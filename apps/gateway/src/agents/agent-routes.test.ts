@@ -1,4 +1,12 @@
-import { Agent, AgentPage, AgentVersionPage, ApiError, Environment, Session } from "@wakeloop/contracts";
+import {
+  Agent,
+  AgentPage,
+  AgentVersionPage,
+  ApiError,
+  Environment,
+  EnvironmentPage,
+  Session,
+} from "@wakeloop/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentBody, type GatewayFixture, startGateway } from "../testing/gateway-fixture";
 
@@ -226,5 +234,28 @@ describe("tenant isolation", () => {
       (await gw.request("GET", `/v1/sessions/${theirSession.id}`, { key: other.ownerKey })).body,
     );
     expect(theirs).toMatchObject({ status: "idle", last_seq: 0, title: null });
+  });
+
+  it("refuses an exec allowlist entry that could never match, naming it, and stores nothing", async () => {
+    const count = async () =>
+      EnvironmentPage.parse((await gw.request("GET", "/v1/environments", { key })).body).data.length;
+    const before = await count();
+    for (const entry of ["./git", "bin/git status", "/usr/bin/../bin/git", "  "]) {
+      const refused = await gw.request("POST", "/v1/environments", {
+        key,
+        body: {
+          name: "bad allowlist",
+          config: { exec_security: "allowlist", exec_allowlist: ["ls", entry] },
+        },
+      });
+      expect(refused.status, entry).toBe(400);
+      expect(ApiError.parse(refused.body).error.message).toContain("exec_allowlist");
+    }
+    expect(await count()).toBe(before);
+    const fine = await gw.request("POST", "/v1/environments", {
+      key,
+      body: { name: "ok", config: { exec_allowlist: ["git status", "/usr/bin/*", "npm run *"] } },
+    });
+    expect(fine.status).toBe(200);
   });
 });

@@ -1,4 +1,5 @@
-import { ListQuery } from "@wakeloop/contracts";
+import { ListQuery, WakeloopError } from "@wakeloop/contracts";
+import { allowlistEntryProblems } from "@wakeloop/sandbox-client";
 import { assertSandboxLimits } from "@wakeloop/service-kit";
 import type { RouteDeps } from "../gateway-deps";
 import { providedFields } from "../http/provided-fields";
@@ -18,6 +19,12 @@ export function environmentRoutes({ db, clock, config }: RouteDeps): Route[] {
   const validate = (spec: EnvironmentSpecValue) => {
     validateEnvironmentTools(spec);
     assertSandboxLimits(spec.config, config.sandboxLimits);
+    const problems = allowlistEntryProblems(spec.config.exec_allowlist);
+    if (problems.length > 0) {
+      throw new WakeloopError("invalid_exec_allowlist", `exec_allowlist: ${problems.join("; ")}`, {
+        details: { problems },
+      });
+    }
   };
   return [
     defineRoute({

@@ -31,6 +31,7 @@ const BY_CODE: Readonly<Record<string, Mapping>> = {
   model_base_url_refused: BAD_REQUEST,
   provider_credentials_disabled: BAD_REQUEST,
   sandbox_limit_exceeded: BAD_REQUEST,
+  invalid_exec_allowlist: BAD_REQUEST,
   action_not_pending: BAD_REQUEST,
   unauthenticated: { status: 401, type: "authentication_error" },
   forbidden: { status: 403, type: "permission_error" },
