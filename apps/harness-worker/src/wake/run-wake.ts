@@ -158,20 +158,21 @@ class Wake {
 
   async run(): Promise<void> {
     if (this.interrupted()) return this.endForInterrupt();
+    // The key and endpoint are settled once per wake (a database read for a tenant's own key), while
+    // the sandbox and resumed calls are seen to, and before any request's start, so each request
+    // follows its start at once; a refusal is raised after the start, which consumes the queued
+    // messages it answers. A credential changed mid-wake counts from the next wake.
+    const settled = this.deps.models(this.view.tenantId, this.view.agent.model).then(
+      (resolved) => ({ resolved }),
+      (refusal: unknown) => ({ refusal }),
+    );
     await ensureSandbox(this.deps, this.view, this.writer, this.log);
     // Calls a previous wake left without a result: answered confirmations, crashed executions.
     const resumed = await resumeCalls(this.tools);
     this.writer.buffer(resumed);
     if (this.interrupted()) return this.endForInterrupt(new Set(resumed.settled?.map((call) => call.id)));
 
-    // The key and endpoint are settled once per wake (a database read for a tenant's own key), before
-    // any request's start, so each request follows its start at once; a refusal is raised after the
-    // start, which consumes the queued messages it answers. A credential changed mid-wake counts from
-    // the next wake.
-    const client = await this.deps.models(this.view.tenantId, this.view.agent.model).then(
-      (resolved) => ({ resolved }),
-      (refusal: unknown) => ({ refusal }),
-    );
+    const client = await settled;
     for (;;) {
       if (budgetExhausted(this.view.state)) return this.idle({ type: "budget_reached" });
       if (this.modelRequests >= this.deps.settings.maxModelRequestsPerWake) {
