@@ -1,5 +1,5 @@
 import { textContent } from "@wakeloop/contracts";
-import { appendInTx, type Database, type NewEvent, readSessionState, withTenant } from "@wakeloop/db";
+import { append, type Database, type NewEvent, readSessionState, withTenant } from "@wakeloop/db";
 import { INTERRUPTED_BEFORE_RUN, unrunCallIds } from "@wakeloop/session-core";
 import type { Kysely } from "kysely";
 
@@ -40,7 +40,7 @@ export async function applyIdleInterrupt(
       is_error: true,
     }));
     events.push({ type: "session.status_idle", stop_reason: { type: "end_turn" } });
-    await appendInTx(trx, { tenantId: target.tenantId, sessionId: target.sessionId, events });
+    await append(trx, { tenantId: target.tenantId, sessionId: target.sessionId, events });
     return true;
   });
 }

@@ -1,6 +1,6 @@
 import type { Bus } from "@wakeloop/bus";
 import {
-  appendInTx,
+  append,
   type Database,
   type ExpiredLease,
   expiredLeases,
@@ -96,7 +96,7 @@ async function recoverWake(
         .set((eb) => ({ lease_epoch: eb("lease_epoch", "+", 1) }))
         .where("id", "=", expired.session_id)
         .execute();
-      await appendInTx(trx, {
+      await append(trx, {
         ...target,
         events: [
           {
@@ -115,7 +115,7 @@ async function recoverWake(
     }
     const wake = await requeueWake(trx, { tenantId: expired.tenant_id, wakeId: expired.id, expectedEpoch });
     if (wake === null) return null;
-    await appendInTx(trx, { ...target, events: [{ type: "session.status_rescheduled", wake_id: wake.id }] });
+    await append(trx, { ...target, events: [{ type: "session.status_rescheduled", wake_id: wake.id }] });
     return wake;
   });
 }

@@ -1,5 +1,5 @@
 import { type Bus, connectBus, ensureStreams } from "@wakeloop/bus";
-import { acquireLease, finishWake, openWake } from "@wakeloop/db";
+import { acquireLease, append, openWake } from "@wakeloop/db";
 import {
   cleanupPrefix,
   createTestDatabase,
@@ -73,14 +73,13 @@ describe("wake dispatch", () => {
       workerId: "w",
       ttlMs: 30_000,
     });
-    await database.db.transaction().execute((trx) =>
-      finishWake(trx, {
-        tenantId: seeded.tenantId,
-        wakeId: wake.id,
-        epoch: lease?.epoch ?? 0,
-        status: "completed",
-      }),
-    );
+    await append(database.db, {
+      tenantId: seeded.tenantId,
+      sessionId: wake.session_id,
+      events: [{ type: "session.status_idle", stop_reason: { type: "end_turn" } }],
+      fence: lease?.epoch ?? 0,
+      finishWake: { wakeId: wake.id, epoch: lease?.epoch ?? 0, status: "completed" },
+    });
     // The periodic backstop finds the room the ended wake left, with no event to trigger it.
     expect(await dispatchHeldWakes(database.db, bus, 2)).toBe(1);
     expect(await queuedJobs()).toBe(before + 3);

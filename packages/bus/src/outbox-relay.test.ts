@@ -63,7 +63,6 @@ async function writeSession(
       .insertInto("outbox")
       .values({
         tenant_id: "tnt_1",
-        topic: `evt.tnt_1.${session}.${event.type}`,
         msg_id: event.id,
         body: JSON.stringify(event),
         headers: JSON.stringify({ traceparent: `00-${"a".repeat(32)}-${"b".repeat(16)}-01` }),

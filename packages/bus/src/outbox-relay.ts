@@ -48,9 +48,10 @@ export interface OutboxRelay {
 
 interface OutboxMessage {
   id: number;
-  topic: string;
+  tenant_id: string;
   msg_id: string;
-  body: unknown;
+  /** The event, as committed. */
+  body: { session_id: string; type: string };
   headers: unknown;
   /** Age when selected, by the database clock, so app/db clock skew does not enter the lag. */
   age_ms: number;
@@ -139,7 +140,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   };
 
   const publishRow = async (row: OutboxMessage, selectedAt: number) => {
-    const ack = await options.js.publish(options.subjects.absolute(row.topic), encodeJson(row.body), {
+    const subject = options.subjects.evt(row.tenant_id, row.body.session_id, row.body.type);
+    const ack = await options.js.publish(subject, encodeJson(row.body), {
       msgID: row.msg_id,
       headers: storedHeaders(row.headers),
       timeout: options.publishTimeoutMs ?? 5_000,

@@ -10,7 +10,7 @@ describe("subjects", () => {
     expect(s.svc("sandbox", "exec")).toBe("wl.svc.sandbox.exec");
     expect(s.ctl("sesn_1")).toBe("wl.ctl.sesn_1");
     expect(s.deadLetter("wakes")).toBe("wl.dlq.wakes");
-    expect(s.absolute("evt.tnt_1.sesn_1.agent.message")).toBe("wl.evt.tnt_1.sesn_1.agent.message");
+    expect(s.sessionEvents("tnt_1", "sesn_1")).toBe("wl.evt.tnt_1.sesn_1.>");
   });
 
   it("names streams after the prefix in upper case without dots", () => {

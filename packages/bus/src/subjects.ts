@@ -21,12 +21,12 @@ export interface Subjects {
   readonly prefix: string;
   /** `<p>.evt.<tenant>.<session>.<type>`; an event type such as `user.message` spans two tokens. */
   evt(tenant: string, session: string, type: string): string;
+  /** Every event subject of one session: `<p>.evt.<tenant>.<session>.>`. */
+  sessionEvents(tenant: string, session: string): string;
   wake(tenant: string, session: string): string;
   svc(service: string, action: string): string;
   ctl(session: string): string;
   deadLetter(kind: string): string;
-  /** A subject stored in the outbox without the deployment prefix (`evt.…`), made absolute. */
-  absolute(topic: string): string;
   /** `<PREFIX>_<KIND>`: JetStream names allow no dots, and uppercase keeps them apart from subjects. */
   stream(kind: string): string;
 }
@@ -42,13 +42,14 @@ export function subjects(prefix: string = DEFAULT_PREFIX): Subjects {
     prefix,
     evt: (tenant, session, type) =>
       `${p}.evt.${checked(tenant, "tenant", TOKEN)}.${checked(session, "session", TOKEN)}.${checked(type, "event type", TOKENS)}`,
+    sessionEvents: (tenant, session) =>
+      `${p}.evt.${checked(tenant, "tenant", TOKEN)}.${checked(session, "session", TOKEN)}.>`,
     wake: (tenant, session) =>
       `${p}.wake.${checked(tenant, "tenant", TOKEN)}.${checked(session, "session", TOKEN)}`,
     svc: (service, action) =>
       `${p}.svc.${checked(service, "service", TOKEN)}.${checked(action, "action", TOKEN)}`,
     ctl: (session) => `${p}.ctl.${checked(session, "session", TOKEN)}`,
     deadLetter: (kind) => `${p}.dlq.${checked(kind, "dead-letter kind", TOKEN)}`,
-    absolute: (topic) => `${p}.${checked(topic, "topic", TOKENS)}`,
     stream: (kind) => `${streamNamePrefix(p)}_${checked(kind, "stream kind", TOKEN).toUpperCase()}`,
   };
 }

@@ -101,8 +101,7 @@ export interface SessionEventsTable {
 export interface OutboxTable {
   id: Generated<number>;
   tenant_id: string;
-  /** Subject without the deployment prefix: `evt.<tenant>.<session>.<type>`. */
-  topic: string;
+  /** The event id; the relay builds the subject from the event through the bus's layout. */
   msg_id: string;
   body: Json;
   headers: Json;

@@ -1,12 +1,12 @@
-import { EventEnvelope, EventPayload, type SessionEvent, WakeloopError } from "@wakeloop/contracts";
+import { type EventPayload, type SessionEvent, type SessionState, WakeloopError } from "@wakeloop/contracts";
 import { reduceSessionState } from "@wakeloop/session-core";
-import type { Kysely, Transaction } from "kysely";
-import type { Database } from "./database";
+import { type Kysely, sql } from "kysely";
+import pg from "pg";
+import type { Database, ToolCallStatus, WakeStatus } from "./database";
 import { toSessionEvent } from "./event-rows";
 import { newId } from "./ids";
 import { readSessionState } from "./json-readers";
 import { isUniqueViolation } from "./pg-errors";
-import { scopeTransaction, withTenant } from "./tenant-scope";
 
 /** An event to append: its payload, plus envelope fields the caller may choose. */
 export type NewEvent = EventPayload & { id?: string; wake_id?: string | null; trace_id?: string | null };
@@ -16,177 +16,226 @@ export interface TraceHeaders {
   tracestate?: string;
 }
 
+/** The session as a writer last saw it: when it is still the head, an append is one round trip. */
+export interface SessionHead {
+  lastSeq: number;
+  state: SessionState;
+}
+
+/** A tool call entering the ledger (invariant 4): `planned`, or already settled when it ran in the commit. */
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  idempotent: boolean;
+  status: ToolCallStatus;
+  result?: unknown;
+}
+
+/** The outcome of a call recorded earlier. */
+export interface ToolCallUpdate {
+  id: string;
+  status: ToolCallStatus;
+  result?: unknown;
+}
+
+/** The tool-call ledger rows a wake commits with its events. */
+export interface ToolCallWrites {
+  wakeId: string;
+  /** The batch plan the recorded calls belong to, stored with them. */
+  batchPlan?: unknown;
+  record?: readonly ToolCallRecord[];
+  settle?: readonly ToolCallUpdate[];
+}
+
 export interface AppendInput {
   tenantId: string;
   sessionId: string;
   events: readonly NewEvent[];
   /** The caller's lease epoch: the append is refused unless it is still the session's (invariant 3). */
   fence?: number;
+  /** Where the caller believes the session is; without it the first round trip only learns the head. */
+  head?: SessionHead;
   now?: Date;
   /** W3C trace context, carried to the bus in each outbox row's headers. */
   traceHeaders?: TraceHeaders;
-}
-
-interface CheckedEvent {
-  id: string;
-  wakeId: string | null;
-  traceId: string | null;
-  payload: EventPayload;
-}
-
-/** Appends events in their own transaction. See `appendInTx`. */
-export function append(db: Kysely<Database>, input: AppendInput): Promise<SessionEvent[]> {
-  return withTenant(db, input.tenantId, (trx) => appendInTx(trx, input));
-}
-
-/**
- * The one way to change a session (invariant 2), inside the caller's transaction so tool calls and
- * wakes can commit atomically with the events that explain them. Locks the session row, checks the
- * fence, gives the events gapless seqs, folds them into the projection and queues one outbox row per
- * event for the relay. Returns the events as they will be committed.
- */
-export async function appendInTx(trx: Transaction<Database>, input: AppendInput): Promise<SessionEvent[]> {
-  const checked = input.events.map(checkEvent);
-  if (checked.length === 0) return [];
-  await scopeTransaction(trx, input.tenantId);
-
-  const session = await trx
-    .selectFrom("sessions")
-    .select(["state", "last_seq", "lease_epoch"])
-    .where("tenant_id", "=", input.tenantId)
-    .where("id", "=", input.sessionId)
-    .forUpdate()
-    .executeTakeFirst();
-  if (session === undefined) {
-    throw new WakeloopError("session_not_found", `session ${input.sessionId} does not exist`, {
-      details: { session_id: input.sessionId },
-    });
-  }
-  if (input.fence !== undefined && session.lease_epoch !== input.fence) {
-    throw new WakeloopError("stale_fence", "the lease on this session was lost; another wake owns it", {
-      details: { session_id: input.sessionId, fence: input.fence, lease_epoch: session.lease_epoch },
-    });
-  }
-
-  const now = input.now ?? new Date();
-  const committed = assignEnvelopes(checked, input.sessionId, session.last_seq, now.toISOString());
-  const events = committed.map(({ event }) => event);
-  let state = readSessionState(session.state);
-  for (const event of events) state = reduceSessionState(state, event);
-
-  // Messages committed before this append are consumed by a model request in it (those inside the batch
-  // were stamped in assignEnvelopes); all share `now`, the request's created_at. Seq 0 stamps nothing.
-  const consumedUpTo = events.some((event) => event.type === "span.model_request_start")
-    ? session.last_seq
-    : 0;
-
-  const headers = JSON.stringify(input.traceHeaders ?? {});
-  try {
-    // One statement (data-modifying CTEs) for events, outbox, consumed messages and projection: one
-    // round trip while the session row is locked, which is what bounds a busy session's append rate.
-    await trx
-      .with("consumed_messages", (db) =>
-        db
-          .updateTable("session_events")
-          .set({ processed_at: now })
-          .where("session_id", "=", input.sessionId)
-          .where("type", "=", "user.message")
-          .where("processed_at", "is", null)
-          .where("seq", "<=", consumedUpTo),
-      )
-      .with("inserted_events", (db) =>
-        db.insertInto("session_events").values(
-          committed.map(({ event, payload }) => ({
-            session_id: input.sessionId,
-            seq: event.seq,
-            id: event.id,
-            tenant_id: input.tenantId,
-            type: event.type,
-            body: JSON.stringify(payload),
-            processed_at: event.processed_at,
-            created_at: now,
-            wake_id: event.wake_id ?? null,
-            trace_id: event.trace_id ?? null,
-          })),
-        ),
-      )
-      .with("queued_messages", (db) =>
-        db.insertInto("outbox").values(
-          events.map((event) => ({
-            tenant_id: input.tenantId,
-            topic: `evt.${input.tenantId}.${input.sessionId}.${event.type}`,
-            msg_id: event.id,
-            body: JSON.stringify(event),
-            headers,
-          })),
-        ),
-      )
-      .updateTable("sessions")
-      .set({ state: JSON.stringify(state), status: state.status, last_seq: state.last_seq, updated_at: now })
-      .where("id", "=", input.sessionId)
-      .execute();
-  } catch (error) {
-    if (isUniqueViolation(error, "session_events_id_key")) {
-      throw new WakeloopError("duplicate_event_id", "an event with one of these ids already exists", {
-        cause: error,
-        details: { event_ids: events.map((event) => event.id) },
-      });
-    }
-    throw error;
-  }
-
-  return events;
-}
-
-function checkEvent(event: NewEvent): CheckedEvent {
-  const { id, wake_id, trace_id, ...rest } = event;
-  const payload = EventPayload.safeParse(rest);
-  if (!payload.success) {
-    throw new WakeloopError("invalid_event", `event ${rest.type} does not match its schema`, {
-      cause: payload.error,
-      details: { issues: payload.error.issues },
-    });
-  }
-  const traceId = EventEnvelope.shape.trace_id.safeParse(trace_id);
-  if (!traceId.success) {
-    throw new WakeloopError("invalid_event", "trace_id must be 32 lowercase hex characters", {
-      cause: traceId.error,
-    });
-  }
-  return {
-    id: id ?? newId("event"),
-    wakeId: wake_id ?? null,
-    traceId: traceId.data ?? null,
-    payload: payload.data,
+  toolCalls?: ToolCallWrites;
+  /** Closes the caller's wake in the same commit, so a session is never idle under an open wake. */
+  finishWake?: {
+    wakeId: string;
+    epoch: number;
+    status: Extract<WakeStatus, "completed" | "failed" | "cancelled">;
   };
 }
 
-/** Gapless seqs after `lastSeq`; a model request start in the batch consumes the messages before it. */
-function assignEnvelopes(
-  checked: readonly CheckedEvent[],
+export interface Appended {
+  events: SessionEvent[];
+  /** The session as this append left it. */
+  head: SessionHead;
+}
+
+// Optimistic attempts before a writer takes the session row's lock for its next attempt: a session
+// written by many at once (a burst of client events) still lets every writer through.
+const OPTIMISTIC_ATTEMPTS = 2;
+
+/**
+ * The one way to change a session (invariant 2): one call of `wl_append` (migration 0011), which locks
+ * the session row, checks the fence and that the events were folded onto the current head, and writes
+ * the events with gapless seqs, their outbox rows, the projection, the consumed messages and the given
+ * ledger rows and wake end, or nothing. The projection is folded here, by the reducer. A stale head is
+ * answered with the current one and folded again; inside a caller's transaction the row lock is then
+ * held, so the second attempt is the last. Joins the caller's transaction when given one.
+ */
+export async function append(db: Kysely<Database>, input: AppendInput): Promise<SessionEvent[]> {
+  if (input.events.length === 0 && input.toolCalls === undefined && input.finishWake === undefined) return [];
+  return (await write(db, input)).events;
+}
+
+/** `append` from a known head, returning the head it left: the session loop's writes. */
+export function appendAt(
+  db: Kysely<Database>,
+  input: AppendInput & { head: SessionHead },
+): Promise<Appended> {
+  const nothing =
+    input.events.length === 0 && input.toolCalls === undefined && input.finishWake === undefined;
+  return nothing ? Promise.resolve({ events: [], head: input.head }) : write(db, input);
+}
+
+async function write(db: Kysely<Database>, input: AppendInput): Promise<Appended> {
+  const now = input.now ?? new Date();
+  const envelopes = input.events.map((event) => ({ ...event, id: event.id ?? newId("event") }));
+  let head = input.head;
+  for (let attempt = 1; ; attempt++) {
+    const folded = head === undefined ? null : fold(head, envelopes, input.sessionId, now);
+    const answer = await callAppend(db, input, folded, now);
+    if (answer.outcome === "appended" && folded !== null) return { events: folded.events, head: folded.head };
+    if (answer.outcome === "not_found") {
+      throw new WakeloopError("session_not_found", `session ${input.sessionId} does not exist`, {
+        details: { session_id: input.sessionId },
+      });
+    }
+    if (answer.outcome === "stale_fence") {
+      throw new WakeloopError("stale_fence", "the lease on this session was lost; another wake owns it", {
+        details: { session_id: input.sessionId, fence: input.fence, lease_epoch: answer.lease_epoch },
+      });
+    }
+    if (attempt >= OPTIMISTIC_ATTEMPTS) {
+      // The first call in a transaction keeps the row locked, so the head it answers is the last one.
+      const moved = { lastSeq: answer.last_seq ?? 0, state: readSessionState(answer.state) };
+      if (!db.isTransaction) return db.transaction().execute((trx) => write(trx, { ...input, head: moved }));
+      if (attempt > OPTIMISTIC_ATTEMPTS)
+        throw new Error("wl_append answered a stale head under its own lock");
+    }
+    head = { lastSeq: answer.last_seq ?? 0, state: readSessionState(answer.state) };
+  }
+}
+
+interface Folded {
+  events: SessionEvent[];
+  head: SessionHead;
+  /** Messages committed up to this seq are consumed by a model request in the batch (0: none). */
+  consumedUpTo: number;
+}
+
+/** Gapless seqs after the head, the projection folded over them, and what a model request consumes. */
+function fold(
+  head: SessionHead,
+  envelopes: ReadonlyArray<NewEvent & { id: string }>,
   sessionId: string,
-  lastSeq: number,
-  createdAt: string,
-): Array<{ event: SessionEvent; payload: EventPayload }> {
-  const committed: Array<{ event: SessionEvent; payload: EventPayload }> = [];
-  for (const [index, { id, wakeId, traceId, payload }] of checked.entries()) {
+  now: Date,
+): Folded {
+  const createdAt = now.toISOString();
+  const events: SessionEvent[] = [];
+  let state = head.state;
+  let consumedUpTo = 0;
+  for (const [index, { id, wake_id, trace_id, ...payload }] of envelopes.entries()) {
     if (payload.type === "span.model_request_start") {
-      for (const prior of committed) {
-        if (prior.event.type === "user.message" && prior.event.processed_at === null) {
-          prior.event = { ...prior.event, processed_at: createdAt };
-        }
+      // Messages committed before this append are stamped by the function; those in it, here.
+      consumedUpTo = head.lastSeq;
+      for (const [at, prior] of events.entries()) {
+        if (prior.type === "user.message" && prior.processed_at === null)
+          events[at] = { ...prior, processed_at: createdAt };
       }
     }
     const envelope = {
       id,
       session_id: sessionId,
-      seq: lastSeq + index + 1,
+      seq: head.lastSeq + index + 1,
       processed_at: null,
       created_at: createdAt,
-      wake_id: wakeId,
-      trace_id: traceId,
+      wake_id: wake_id ?? null,
+      trace_id: trace_id ?? null,
     };
-    committed.push({ event: toSessionEvent(envelope, payload), payload });
+    events.push(toSessionEvent(envelope, payload as EventPayload));
   }
-  return committed;
+  for (const event of events) state = reduceSessionState(state, event);
+  return { events, head: { lastSeq: state.last_seq, state }, consumedUpTo };
+}
+
+interface AppendAnswer {
+  outcome: "appended" | "not_found" | "stale_fence" | "stale_head";
+  last_seq: number | null;
+  lease_epoch: number | null;
+  state: unknown;
+}
+
+async function callAppend(
+  db: Kysely<Database>,
+  input: AppendInput,
+  folded: Folded | null,
+  now: Date,
+): Promise<AppendAnswer> {
+  const rows = folded?.events.map(
+    ({ id, session_id, seq, processed_at, created_at, wake_id, trace_id, ...body }) => ({
+      seq,
+      id,
+      type: body.type,
+      body,
+      processed_at,
+      created_at,
+      wake_id,
+      trace_id,
+    }),
+  );
+  const calls = input.toolCalls;
+  const batchId = calls?.batchPlan === undefined ? null : newId("toolBatch");
+  const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+  try {
+    const { rows: answer } = await sql<AppendAnswer>`SELECT * FROM wl_append(
+      ${input.tenantId}, ${input.sessionId}, ${input.fence ?? null}::bigint,
+      ${folded === null ? null : folded.head.lastSeq - folded.events.length}::integer,
+      ${json(folded?.head.state)}::jsonb, ${json(rows ?? [])}::jsonb, ${json(input.traceHeaders ?? {})}::jsonb,
+      ${now}::timestamptz, ${folded?.consumedUpTo ?? 0}::integer,
+      ${json(batchId === null ? undefined : { id: batchId, wake_id: calls?.wakeId, plan: calls?.batchPlan })}::jsonb,
+      ${json(
+        calls?.record?.length
+          ? calls.record.map((call) => ({
+              ...call,
+              wake_id: calls.wakeId,
+              batch_id: batchId,
+              result: call.result ?? null,
+            }))
+          : undefined,
+      )}::jsonb,
+      ${json(calls?.settle?.length ? calls.settle.map((call) => ({ ...call, result: call.result ?? null })) : undefined)}::jsonb,
+      ${json(input.finishWake && { wake_id: input.finishWake.wakeId, epoch: input.finishWake.epoch, status: input.finishWake.status })}::jsonb
+    )`.execute(db);
+    const [first] = answer;
+    if (first === undefined) throw new Error("wl_append returned no row");
+    return first;
+  } catch (error) {
+    if (isUniqueViolation(error, "session_events_id_key")) {
+      throw new WakeloopError("duplicate_event_id", "an event with one of these ids already exists", {
+        cause: error,
+        details: { event_ids: folded?.events.map((event) => event.id) },
+      });
+    }
+    if (error instanceof pg.DatabaseError && error.code === "WL001") {
+      throw new WakeloopError("tenant_scope_mismatch", "one transaction cannot act for two tenants", {
+        cause: error,
+        details: { requested: input.tenantId },
+      });
+    }
+    throw error;
+  }
 }

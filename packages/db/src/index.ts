@@ -3,16 +3,26 @@ export { type CreateDbOptions, createDb } from "./create-db";
 export type * from "./database";
 export { dropDatabase, dropRole, ensureDatabase, redactUrl } from "./database-admin";
 export { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
-export { type AppendInput, append, appendInTx, type NewEvent, type TraceHeaders } from "./event-store";
+export {
+  type Appended,
+  type AppendInput,
+  append,
+  appendAt,
+  type NewEvent,
+  type SessionHead,
+  type ToolCallRecord,
+  type ToolCallUpdate,
+  type ToolCallWrites,
+  type TraceHeaders,
+} from "./event-store";
 export { newId } from "./ids";
 export { readEventPayload, readJson, readSessionState } from "./json-readers";
 export {
+  type AcquiredLease,
   type AcquireLeaseInput,
   acquireLease,
   type ExpiredLease,
   expiredLeases,
-  type FinishWakeInput,
-  finishWake,
   type RenewLeaseInput,
   type RequeueWakeInput,
   renewLease,
@@ -28,5 +38,6 @@ export {
   readEvents,
 } from "./session-queries";
 export { scopeTransaction, withTenant } from "./tenant-scope";
+export { markToolCallRunning, startedToolCalls } from "./tool-calls";
 export { type ClaimWakesInput, claimWakesToPublish, tenantsWithHeldWakes } from "./wake-dispatch";
 export { type OpenWakeInput, openWake, type QueuedWakeJob, staleQueuedWakes } from "./wakes";

@@ -6,9 +6,9 @@ import {
   type TestDatabase,
 } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { append, appendInTx } from "./event-store";
+import { append } from "./event-store";
 import { newId } from "./ids";
-import { acquireLease, expiredLeases, finishWake, renewLease, requeueWake } from "./lease";
+import { acquireLease, expiredLeases, renewLease, requeueWake } from "./lease";
 import { isUniqueViolation } from "./pg-errors";
 import { getSession } from "./session-queries";
 import { openWake } from "./wakes";
@@ -47,9 +47,7 @@ describe("leases", () => {
       acquireLease(testDb.db, { ...lease, workerId: "worker-a" }),
       acquireLease(testDb.db, { ...lease, workerId: "worker-b" }),
     ]);
-    expect([a, b].filter((won) => won !== null)).toMatchObject([
-      { epoch: 1, events: [], session: { lease_epoch: 1 } },
-    ]);
+    expect([a, b].filter((won) => won !== null)).toMatchObject([{ epoch: 1, session: { lease_epoch: 1 } }]);
     expect(await acquireLease(testDb.db, { ...lease, workerId: "worker-c" })).toBeNull();
     expect((await getSession(testDb.db, seeded.tenantId, sessionId))?.lease_epoch).toBe(1);
     expect(await wake(wakeId)).toMatchObject({
@@ -67,18 +65,30 @@ describe("leases", () => {
     expect(appended).toHaveLength(1);
   });
 
-  it("appends the given events under the new epoch in the acquiring transaction, and none for a loser", async () => {
+  it("returns the session, its pinned agent spec and its environment spec as fresh reads give them", async () => {
     const { sessionId, wakeId } = await sessionWithWake();
     const lease = { tenantId: seeded.tenantId, sessionId, wakeId, ttlMs: 30_000 };
-    const events = [{ type: "session.status_running" as const }];
-    const won = await acquireLease(testDb.db, { ...lease, workerId: "worker-a", events });
-    expect(won?.events).toMatchObject([{ type: "session.status_running", seq: 1, wake_id: wakeId }]);
-    // The returned session is what a fresh read gives.
+    const won = await acquireLease(testDb.db, { ...lease, workerId: "worker-a" });
     expect(JSON.stringify(won?.session)).toBe(
       JSON.stringify(await getSession(testDb.db, seeded.tenantId, sessionId)),
     );
-    expect(await acquireLease(testDb.db, { ...lease, workerId: "worker-b", events })).toBeNull();
-    expect((await getSession(testDb.db, seeded.tenantId, sessionId))?.last_seq).toBe(1);
+    const version = await testDb.db
+      .selectFrom("agent_versions")
+      .select("spec")
+      .where("agent_id", "=", seeded.agentId)
+      .where("version", "=", seeded.agentVersion)
+      .executeTakeFirstOrThrow();
+    expect(won?.agentSpec).toEqual(version.spec);
+    expect(won?.environmentSpec).toBeNull();
+    expect(await acquireLease(testDb.db, { ...lease, workerId: "worker-b" })).toBeNull();
+  });
+
+  it("refuses to take a wake of another tenant's session", async () => {
+    const { sessionId, wakeId } = await sessionWithWake();
+    const other = await seedAgent(testDb.db);
+    const lease = { sessionId, wakeId, workerId: "worker-a", ttlMs: 30_000 };
+    expect(await acquireLease(testDb.db, { ...lease, tenantId: other.tenantId })).toBeNull();
+    expect(await wake(wakeId)).toMatchObject({ status: "queued", lease_epoch: null });
   });
 
   it("re-queue of an expired lease fences out the stalled worker", async () => {
@@ -91,14 +101,14 @@ describe("leases", () => {
       workerId: "stalled",
       ttlMs: 1,
     });
-    expect(held).toMatchObject({ epoch: 1, events: [] });
+    expect(held).toMatchObject({ epoch: 1 });
     await sleep(20);
 
     const expired = await expiredLeases(testDb.db, new Date(Date.now() + 1_000));
     expect(expired.map((row) => row.id)).toContain(wakeId);
     const requeued = await testDb.db.transaction().execute(async (trx) => {
       const row = await requeueWake(trx, { tenantId, wakeId, expectedEpoch: 1 });
-      await appendInTx(trx, { tenantId, sessionId, events: [{ type: "session.status_rescheduled" }] });
+      await append(trx, { tenantId, sessionId, events: [{ type: "session.status_rescheduled" }] });
       return row;
     });
     expect(requeued).toMatchObject({ status: "queued", attempt: 2, worker_id: null, lease_epoch: null });
@@ -112,7 +122,17 @@ describe("leases", () => {
       append(testDb.db, { tenantId, sessionId, events: [{ type: "agent.thinking" }], fence: 1 }),
     ).rejects.toMatchObject({ code: "stale_fence" });
     expect(await renewLease(testDb.db, { tenantId, wakeId, epoch: 1, ttlMs: 30_000 })).toBe(false);
-    expect(await finishWake(testDb.db, { tenantId, wakeId, epoch: 1, status: "completed" })).toBe(false);
+    const idle = [{ type: "session.status_idle" as const, stop_reason: { type: "end_turn" as const } }];
+    await expect(
+      append(testDb.db, {
+        tenantId,
+        sessionId,
+        events: idle,
+        fence: 1,
+        finishWake: { wakeId, epoch: 1, status: "completed" },
+      }),
+    ).rejects.toMatchObject({ code: "stale_fence" });
+    expect(await wake(wakeId)).toMatchObject({ status: "queued" });
 
     const next = await acquireLease(testDb.db, {
       tenantId,
@@ -121,8 +141,14 @@ describe("leases", () => {
       workerId: "fresh",
       ttlMs: 30_000,
     });
-    expect(next).toMatchObject({ epoch: 3, events: [] });
-    expect(await finishWake(testDb.db, { tenantId, wakeId, epoch: 3, status: "completed" })).toBe(true);
+    expect(next).toMatchObject({ epoch: 3 });
+    await append(testDb.db, {
+      tenantId,
+      sessionId,
+      events: idle,
+      fence: 3,
+      finishWake: { wakeId, epoch: 3, status: "completed" },
+    });
     expect(await wake(wakeId)).toMatchObject({ status: "completed", attempt: 2, lease_expires_at: null });
   });
 
@@ -184,9 +210,13 @@ describe("open wakes", () => {
     const { epoch } =
       (await acquireLease(testDb.db, { tenantId, sessionId, wakeId, workerId: "w", ttlMs: 30_000 })) ?? {};
     expect(await openWake(testDb.db, { tenantId, sessionId, reason: "reminder" })).toBeNull();
-    expect(await finishWake(testDb.db, { tenantId, wakeId, epoch: epoch ?? -1, status: "completed" })).toBe(
-      true,
-    );
+    await append(testDb.db, {
+      tenantId,
+      sessionId,
+      events: [{ type: "session.status_idle", stop_reason: { type: "end_turn" } }],
+      fence: epoch ?? -1,
+      finishWake: { wakeId, epoch: epoch ?? -1, status: "completed" },
+    });
     expect(await openWake(testDb.db, { tenantId, sessionId, reason: "reminder" })).toMatchObject({
       status: "queued",
     });

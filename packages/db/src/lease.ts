@@ -1,10 +1,7 @@
-import type { SessionEvent } from "@wakeloop/contracts";
 import { WakeloopError } from "@wakeloop/contracts";
-import { reduceSessionState } from "@wakeloop/session-core";
-import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
-import type { Database, WakeRow, WakeStatus } from "./database";
+import { type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from "kysely";
+import type { Database, SessionsTable, WakeRow, WakeStatus } from "./database";
 import { type SessionRow, sessionFromRow } from "./event-rows";
-import { appendInTx, type NewEvent } from "./event-store";
 import { scopeTransaction, withTenant } from "./tenant-scope";
 
 /*
@@ -18,13 +15,17 @@ import { scopeTransaction, withTenant } from "./tenant-scope";
  * either renewed or re-queued, never both.
  *
  * Lock order is session row, then wake row. Inside one transaction, append events before touching
- * the wake (e.g. `appendInTx` then `finishWake`), or two transactions can deadlock.
+ * the wake (e.g. `append` then `requeueWake`), or two transactions can deadlock.
  */
 
-function expiresIn(ttlMs: number): RawBuilder<Date> {
+function checkTtl(ttlMs: number): void {
   if (!Number.isInteger(ttlMs) || ttlMs <= 0) {
     throw new WakeloopError("invalid_lease_ttl", `lease ttl must be a positive integer of ms, got ${ttlMs}`);
   }
+}
+
+function expiresIn(ttlMs: number): RawBuilder<Date> {
+  checkTtl(ttlMs);
   return sql<Date>`now() + ${ttlMs}::integer * interval '1 millisecond'`;
 }
 
@@ -34,74 +35,42 @@ export interface AcquireLeaseInput {
   wakeId: string;
   workerId: string;
   ttlMs: number;
-  /** Appended under the new epoch in the same transaction (e.g. `session.status_running`). */
-  events?: readonly NewEvent[];
+}
+
+/** What a wake starts from: its epoch, the session row, its pinned agent spec and environment spec. */
+export interface AcquiredLease {
+  epoch: number;
+  session: SessionRow;
+  /** The pinned agent version's spec and the environment's, as stored: read them through their schemas. */
+  agentSpec: unknown;
+  environmentSpec: unknown;
 }
 
 /**
- * Takes a `queued` wake: bumps the session's epoch and marks the wake running under it, appending
- * `events` under that epoch in the same transaction. Returns null
- * when the wake is not queued any more (taken by another worker, finished or cancelled), which is
- * the normal outcome of a duplicate wake-job delivery.
+ * Takes a `queued` wake in one round trip (`wl_acquire_lease`, migration 0011): bumps the session's
+ * epoch, marks the wake running under it and returns what the wake starts from. Returns null when
+ * the wake is not queued any more (taken by another worker, finished or cancelled), which is the
+ * normal outcome of a duplicate wake-job delivery.
  */
-export function acquireLease(
+export async function acquireLease(
   db: Kysely<Database>,
   input: AcquireLeaseInput,
-): Promise<{ epoch: number; events: SessionEvent[]; session: SessionRow } | null> {
-  const expiresAt = expiresIn(input.ttlMs);
-  return withTenant(db, input.tenantId, async (trx) => {
-    const row = await trx
-      .selectFrom("sessions")
-      .selectAll()
-      .where("tenant_id", "=", input.tenantId)
-      .where("id", "=", input.sessionId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (row === undefined) return null;
-    const before = sessionFromRow(row);
-    const epoch = before.lease_epoch + 1;
-    const wake = await trx
-      .updateTable("wakes")
-      .set({
-        status: "running",
-        worker_id: input.workerId,
-        lease_epoch: epoch,
-        lease_expires_at: expiresAt,
-        started_at: sql<Date>`now()`,
-      })
-      .where("id", "=", input.wakeId)
-      .where("tenant_id", "=", input.tenantId)
-      .where("session_id", "=", input.sessionId)
-      .where("status", "=", "queued")
-      .returning("id")
-      .executeTakeFirst();
-    if (wake === undefined) return null;
-    await trx.updateTable("sessions").set({ lease_epoch: epoch }).where("id", "=", input.sessionId).execute();
-    const events = input.events?.length
-      ? await appendInTx(trx, {
-          tenantId: input.tenantId,
-          sessionId: input.sessionId,
-          events: input.events.map((event) => ({ ...event, wake_id: input.wakeId })),
-          fence: epoch,
-        })
-      : [];
-    // The session as this transaction leaves it, so the wake needs no read of its own to start.
-    const state = events.reduce(reduceSessionState, before.state);
-    const last = events.at(-1);
-    const updatedAt = last === undefined ? before.updated_at : new Date(last.created_at);
-    return {
-      epoch,
-      events,
-      session: {
-        ...before,
-        lease_epoch: epoch,
-        state,
-        status: state.status,
-        last_seq: state.last_seq,
-        updated_at: updatedAt,
-      },
-    };
-  });
+): Promise<AcquiredLease | null> {
+  checkTtl(input.ttlMs);
+  const { rows } = await sql<
+    Selectable<SessionsTable> & { agent_spec: unknown; environment_spec: unknown }
+  >`SELECT * FROM wl_acquire_lease(${input.tenantId}, ${input.sessionId}, ${input.wakeId}, ${input.workerId}, ${input.ttlMs}::integer)`.execute(
+    db,
+  );
+  const [row] = rows;
+  if (row === undefined) return null;
+  const { agent_spec, environment_spec, ...session } = row;
+  return {
+    epoch: session.lease_epoch,
+    session: sessionFromRow(session),
+    agentSpec: agent_spec,
+    environmentSpec: environment_spec,
+  };
 }
 
 export interface RenewLeaseInput {
@@ -129,29 +98,6 @@ export async function renewLease(db: Kysely<Database>, input: RenewLeaseInput): 
       .executeTakeFirst(),
   );
   return renewed !== undefined;
-}
-
-export interface FinishWakeInput {
-  tenantId: string;
-  wakeId: string;
-  epoch: number;
-  status: Extract<WakeStatus, "completed" | "failed" | "cancelled">;
-}
-
-/** Closes a running wake held under `epoch`; false if the lease was lost first. Accepts a transaction. */
-export async function finishWake(db: Kysely<Database>, input: FinishWakeInput): Promise<boolean> {
-  const finished = await withTenant(db, input.tenantId, (trx) =>
-    trx
-      .updateTable("wakes")
-      .set({ status: input.status, lease_expires_at: null, finished_at: sql<Date>`now()` })
-      .where("id", "=", input.wakeId)
-      .where("tenant_id", "=", input.tenantId)
-      .where("status", "=", "running")
-      .where("lease_epoch", "=", input.epoch)
-      .returning("id")
-      .executeTakeFirst(),
-  );
-  return finished !== undefined;
 }
 
 /** What the sweeper learns of an expired lease before it acts as the wake's tenant. */

@@ -1,7 +1,7 @@
 import type { Budget, Metadata, SessionEvent } from "@wakeloop/contracts";
 import { initialSessionState } from "@wakeloop/session-core";
-import type { Kysely } from "kysely";
-import type { Database } from "./database";
+import { type Kysely, type Selectable, sql } from "kysely";
+import type { Database, SessionEventsTable } from "./database";
 import { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
 import { newId } from "./ids";
 import { withTenant } from "./tenant-scope";
@@ -68,18 +68,14 @@ export interface ReadEventsInput {
   limit?: number;
 }
 
-/** Events in seq order. An unknown session reads as empty; check it with `getSession` first. */
+/**
+ * Events in seq order, in one round trip (`wl_session_events`). An unknown session reads as empty;
+ * check it with `getSession` first.
+ */
 export async function readEvents(db: Kysely<Database>, input: ReadEventsInput): Promise<SessionEvent[]> {
-  const rows = await withTenant(db, input.tenantId, (trx) =>
-    trx
-      .selectFrom("session_events")
-      .selectAll()
-      .where("tenant_id", "=", input.tenantId)
-      .where("session_id", "=", input.sessionId)
-      .where("seq", ">", input.afterSeq ?? 0)
-      .orderBy("seq")
-      .limit(input.limit ?? 1_000)
-      .execute(),
+  const { rows } = await sql<Selectable<SessionEventsTable>>`SELECT * FROM wl_session_events(
+    ${input.tenantId}, ${input.sessionId}, ${input.afterSeq ?? 0}::integer, ${input.limit ?? 1_000}::integer)`.execute(
+    db,
   );
   return rows.map(eventFromRow);
 }

@@ -6,7 +6,8 @@ import {
   type TestDatabase,
 } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquireLease, finishWake } from "./lease";
+import { append } from "./event-store";
+import { acquireLease } from "./lease";
 import { claimWakesToPublish, tenantsWithHeldWakes } from "./wake-dispatch";
 import { openWake } from "./wakes";
 
@@ -63,11 +64,13 @@ describe("claimWakesToPublish", () => {
       workerId: "w",
       ttlMs: 30_000,
     });
-    await testDb.db
-      .transaction()
-      .execute((trx) =>
-        finishWake(trx, { tenantId, wakeId: done.id, epoch: lease?.epoch ?? 0, status: "completed" }),
-      );
+    await append(testDb.db, {
+      tenantId,
+      sessionId: done.session_id,
+      events: [{ type: "session.status_idle", stop_reason: { type: "end_turn" } }],
+      fence: lease?.epoch ?? 0,
+      finishWake: { wakeId: done.id, epoch: lease?.epoch ?? 0, status: "completed" },
+    });
     const next = await claimWakesToPublish(testDb.db, { tenantId, maxInFlight: 2 });
     expect(next.map((wake) => wake.id)).toEqual([wakeIds[2]]);
   });

@@ -20,6 +20,7 @@ export {
   SetStateInput,
   stateTools,
 } from "./builtins/state";
+export { type CallFacts, type CallVerdict, callVerdict } from "./call-verdict";
 export {
   EffectiveTool,
   EffectiveToolSet,

@@ -1,5 +1,5 @@
 import { PostEventsResponse, type SessionEvent, type UserEventInput } from "@wakeloop/contracts";
-import { appendInTx, type Database, isUniqueViolation, withTenant } from "@wakeloop/db";
+import { append, type Database, isUniqueViolation, withTenant } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import { lockSessionState } from "../sessions/session-lock";
 import { checkUserEvents } from "./check-user-events";
@@ -39,7 +39,7 @@ export async function postUserEvents(
       }
       checkUserEvents(await lockSessionState(trx, input.tenantId, input.sessionId), input.events);
 
-      const events = await appendInTx(trx, {
+      const events = await append(trx, {
         tenantId: input.tenantId,
         sessionId: input.sessionId,
         events: input.events,

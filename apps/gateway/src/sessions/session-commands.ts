@@ -1,5 +1,5 @@
 import type { SessionEvent, UpdateSessionRequest } from "@wakeloop/contracts";
-import { appendInTx, type Database, type SessionRow, withTenant } from "@wakeloop/db";
+import { append, type Database, type SessionRow, withTenant } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import type { z } from "zod";
 import { lockSessionState, sessionTerminated } from "./session-lock";
@@ -20,7 +20,7 @@ export async function updateSession(
   await withTenant(db, tenantId, async (trx) => {
     const state = await lockSessionState(trx, tenantId, sessionId);
     if (state.status === "terminated") throw sessionTerminated(state);
-    await appendInTx(trx, { tenantId, sessionId, events: [{ type: "session.updated", ...changes }], now });
+    await append(trx, { tenantId, sessionId, events: [{ type: "session.updated", ...changes }], now });
   });
   return requireSession(db, tenantId, sessionId);
 }
@@ -38,7 +38,7 @@ export async function archiveSession(
   const terminated = await withTenant(db, tenantId, async (trx) => {
     const state = await lockSessionState(trx, tenantId, sessionId);
     if (state.termination_reason === "archived") return [];
-    return appendInTx(trx, {
+    return append(trx, {
       tenantId,
       sessionId,
       events: [{ type: "session.status_terminated", reason: "archived" }],

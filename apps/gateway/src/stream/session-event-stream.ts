@@ -41,7 +41,7 @@ const SUBSCRIBE_CONFIRM_MS = 2_000;
  */
 export async function runSessionEventStream(input: SessionEventStreamInput): Promise<void> {
   const { bus, signal } = input;
-  const subject = `${bus.subjects.absolute(`evt.${input.tenantId}.${input.sessionId}`)}.>`;
+  const subject = bus.subjects.sessionEvents(input.tenantId, input.sessionId);
   const subscription = bus.nc.subscribe(subject);
   const stop = () => subscription.unsubscribe();
   signal.addEventListener("abort", stop, { once: true });

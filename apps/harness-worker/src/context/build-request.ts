@@ -5,8 +5,8 @@ import {
   sessionEffectiveTools,
   toolProviderOf,
 } from "@wakeloop/tool-runtime";
-import type { SessionView } from "../wake/session-view";
-import type { WakeSettings } from "../wake/wake-settings";
+import type { SessionView } from "../session/session-view";
+import type { WakeSettings } from "../wake-settings";
 import { estimateTokens, eventsToMessages, fitToBudget } from "./assemble-context";
 
 // A wake computes its tools before each model request and again at execution; within one wake only the

@@ -2,7 +2,7 @@ import { SandboxToolName } from "@wakeloop/contracts";
 import { checkPermission, describePermissions } from "@wakeloop/tool-runtime";
 import { effectiveTools } from "../context/build-request";
 import { runStateTool } from "./state-tools";
-import type { RunnableCall, ToolContext } from "./tool-batch";
+import type { RunnableCall, ToolContext } from "./tool-context";
 import { errorOutcome, jsonOutcome, type ToolOutcome } from "./tool-outcome";
 
 /** Runs one allowed call on its executor. Throws only for failures of our own machinery. */

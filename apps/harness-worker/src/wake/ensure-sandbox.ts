@@ -1,7 +1,7 @@
+import type { SandboxClient } from "@wakeloop/sandbox-client";
 import type { Logger } from "@wakeloop/telemetry";
-import type { WakeDeps } from "./run-wake";
-import type { SessionView } from "./session-view";
-import type { WakeWriter } from "./wake-writer";
+import type { SessionView } from "../session/session-view";
+import type { SessionWriter } from "../session/session-writer";
 
 /**
  * Makes sure a session with an environment has its sandbox before the model is offered sandbox tools
@@ -9,20 +9,20 @@ import type { WakeWriter } from "./wake-writer";
  * as `sandbox.status: error` and the wake goes on without sandbox tools.
  */
 export async function ensureSandbox(
-  deps: Pick<WakeDeps, "sandbox">,
+  sandbox: SandboxClient | null,
   view: SessionView,
-  writer: WakeWriter,
+  writer: SessionWriter,
   log: Logger,
 ): Promise<void> {
-  if (deps.sandbox === null || view.environment === null || view.state.sandbox_status === "ready") return;
+  if (sandbox === null || view.environment === null || view.state.sandbox_status === "ready") return;
   await writer.write({ events: [{ type: "sandbox.status", status: "provisioning" }] });
   try {
-    const sandbox = await deps.sandbox.ensureSandbox({
+    const ensured = await sandbox.ensureSandbox({
       tenantId: view.tenantId,
       sessionId: view.sessionId,
       environment: view.environment.spec.config,
     });
-    await writer.write({ events: [{ type: "sandbox.status", status: sandbox.status }] });
+    await writer.write({ events: [{ type: "sandbox.status", status: ensured.status }] });
   } catch (error) {
     log.warn({ err: error }, "sandbox could not be provisioned");
     const message = error instanceof Error ? error.message : String(error);

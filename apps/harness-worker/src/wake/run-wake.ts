@@ -1,13 +1,22 @@
 import { type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 import type { Bus } from "@wakeloop/bus";
 import {
+  type SessionEvent,
+  type SessionState,
   type StopReason,
   type TokenUsage,
   textContent,
   type WakeJob,
   WakeloopError,
 } from "@wakeloop/contracts";
-import { acquireLease, type Database, type NewEvent } from "@wakeloop/db";
+import {
+  acquireLease,
+  appendAt,
+  type Database,
+  type NewEvent,
+  type ToolCallRecord,
+  type ToolCallUpdate,
+} from "@wakeloop/db";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
 import { budgetExhausted, INTERRUPTED_BEFORE_RUN, unrunCallIds } from "@wakeloop/session-core";
 import {
@@ -23,13 +32,15 @@ import type { Kysely } from "kysely";
 import { buildModelRequest } from "../context/build-request";
 import { callModel } from "../model/call-model";
 import type { ModelClients } from "../model/model-clients";
-import { executeCalls, planModelCalls, resumeCalls, type ToolContext } from "../tools/tool-batch";
+import { loadSession } from "../session/load-session";
+import type { SessionView } from "../session/session-view";
+import { SessionWriter, type WriteInput } from "../session/session-writer";
+import { type CallPlan, planModelCalls } from "../tools/plan-calls";
+import { executeCalls, resumeCalls } from "../tools/run-calls";
+import { runsInDatabase, type ToolContext } from "../tools/tool-context";
+import type { WakeSettings } from "../wake-settings";
 import { ensureSandbox } from "./ensure-sandbox";
 import { keepLease } from "./lease-keeper";
-import { loadSession } from "./load-session";
-import type { SessionView } from "./session-view";
-import type { WakeSettings } from "./wake-settings";
-import { WakeWriter } from "./wake-writer";
 
 export interface WakeDeps {
   db: Kysely<Database>;
@@ -76,14 +87,12 @@ async function leasedWake(
 ): Promise<void> {
   const { db, settings } = deps;
   const traceId = span.spanContext().traceId;
-  // The lease and `session.status_running` commit together: one transaction before the first model call.
   const lease = await acquireLease(db, {
     tenantId: job.tenant_id,
     sessionId: job.session_id,
     wakeId: job.wake_id,
     workerId: settings.workerId,
     ttlMs: settings.leaseTtlMs,
-    events: [{ type: "session.status_running", trace_id: traceId }],
   });
   if (lease === null) {
     span.setAttribute("wakeloop.wake.duplicate_job", true);
@@ -104,10 +113,19 @@ async function leasedWake(
     if (message.type === "interrupt") interrupt.abort(new Error("interrupted"));
   });
   try {
-    const view = await loadSession(db, lease.session);
+    // `session.status_running` commits while the history is read: the first write after the lease.
+    const running = appendAt(db, {
+      tenantId: job.tenant_id,
+      sessionId: job.session_id,
+      head: { lastSeq: lease.session.last_seq, state: lease.session.state },
+      events: [{ type: "session.status_running", wake_id: job.wake_id, trace_id: traceId }],
+      fence: lease.epoch,
+    });
+    const [view, { events }] = await Promise.all([loadSession(db, lease), running]);
     span.updateName(`invoke_agent ${view.agent.name}`);
     span.setAttribute(ATTR_GEN_AI_AGENT_NAME, view.agent.name);
-    const writer = new WakeWriter(db, view, { id: job.wake_id, epoch: lease.epoch, traceId });
+    const writer = new SessionWriter(db, view, { id: job.wake_id, epoch: lease.epoch, traceId });
+    await writer.catchUp(events);
     const wake = new Wake(deps, view, writer, log, {
       interrupt: interrupt.signal,
       lost: keeper.lost,
@@ -133,13 +151,16 @@ interface WakeSignals {
   stop: AbortSignal;
 }
 
+/** How a step ends: the turn goes idle, or the next model request starts, in the step's last commit. */
+type StepEnd = { events: NewEvent[]; finish?: "completed"; continues: boolean };
+
 class Wake {
   private modelRequests = 0;
 
   constructor(
     private readonly deps: WakeDeps,
     private readonly view: SessionView,
-    private readonly writer: WakeWriter,
+    private readonly writer: SessionWriter,
     private readonly log: Logger,
     private readonly signals: WakeSignals,
   ) {}
@@ -166,120 +187,162 @@ class Wake {
       (resolved) => ({ resolved }),
       (refusal: unknown) => ({ refusal }),
     );
-    await ensureSandbox(this.deps, this.view, this.writer, this.log);
+    await ensureSandbox(this.deps.sandbox, this.view, this.writer, this.log);
     // Calls a previous wake left without a result: answered confirmations, crashed executions.
     const resumed = await resumeCalls(this.tools);
     this.writer.buffer(resumed);
-    if (this.interrupted()) return this.endForInterrupt(new Set(resumed.settled?.map((call) => call.id)));
+    if (this.interrupted()) return this.endForInterrupt(new Set(resumed.settle.map((call) => call.id)));
 
     const client = await settled;
-    for (;;) {
-      if (budgetExhausted(this.view.state)) return this.idle({ type: "budget_reached" });
-      if (this.modelRequests >= this.deps.settings.maxModelRequestsPerWake) {
-        this.log.warn("model request limit of one wake reached; yielding");
-        return this.idle({ type: "end_turn" });
-      }
-      this.modelRequests += 1;
-      // Commits the results buffered since the last request together with the request's start; the
-      // request is then built from a view that holds them and every message committed before it.
-      const [start] = await this.writer.write({
-        events: [{ type: "span.model_request_start", model: this.view.agent.model.id }],
-      });
-      const { request, effective } = buildModelRequest(this.view, this.deps.settings);
-      let response: Awaited<ReturnType<typeof callModel>>;
-      try {
-        // A refused endpoint or a missing key ends the turn with a session.error, like a failed call.
-        if ("refusal" in client) throw client.refusal;
-        response = await callModel(this.deps.tracer, client.resolved, request, {
-          signal: this.signals.stop,
-          retry: this.deps.settings.retry,
-          hooks: {
-            onRetry: async (error, attempt, delayMs) => {
-              await this.writer.write({
-                events: [
-                  {
-                    type: "session.error",
-                    error: {
-                      type: sessionErrorType(error.code),
-                      message: error.message,
-                      retry_status: {
-                        type: "retrying",
-                        attempt,
-                        next_retry_at: new Date(Date.now() + delayMs).toISOString(),
-                      },
-                    },
-                  },
-                ],
-              });
-            },
-          },
-        });
-      } catch (error) {
-        const failure =
-          error instanceof WakeloopError ? error : new WakeloopError("model_request_failed", String(error));
-        this.assertLease();
-        const end: NewEvent = {
-          type: "span.model_request_end",
-          model_request_start_id: start?.id ?? "",
-          model_usage: ZERO,
-          is_error: true,
-        };
-        if (this.interrupted()) {
-          this.writer.buffer({ events: [end] });
-          return this.endForInterrupt();
-        }
-        return this.idle(failure.retryable ? { type: "retries_exhausted" } : { type: "end_turn" }, [
-          end,
-          {
-            type: "session.error",
-            error: {
-              type: sessionErrorType(failure.code),
-              message: failure.message,
-              retry_status: { type: failure.retryable ? "exhausted" : "terminal" },
-            },
-          },
-        ]);
-      }
+    // Commits the resumed results with the first request's start (or the turn's end).
+    let start = await this.commitEnd(this.nextRequest(this.view.state), { events: [] });
+    while (start !== null) start = await this.step(client, start);
+  }
 
-      const usage = addUsage(this.view.state.usage, response.usage);
-      const strictTools = new Set(request.tools.filter((tool) => tool.strict).map((tool) => tool.name));
-      const plan = planModelCalls(this.tools, effective, response.toolCalls, strictTools);
-      const events: NewEvent[] = [];
-      if (response.text.length > 0)
-        events.push({ type: "agent.message", content: textContent(response.text) });
-      events.push(
-        ...plan.announce,
-        {
-          type: "span.model_request_end",
-          model_request_start_id: start?.id ?? "",
-          model_usage: response.usage,
-          is_error: false,
-        },
-        { type: "session.usage", usage, budget: this.view.state.budget },
-        ...plan.rejected,
-      );
-      await this.writer.write({
-        events,
-        planned: plan.planned,
-        ...(plan.batch.calls.length > 0 && { batchPlan: plan.batch }),
-      });
-      if (plan.stop) {
-        return this.idle({ type: "end_turn" }, [
-          {
-            type: "session.error",
-            error: { type: "loop_detected", message: plan.stop, retry_status: { type: "terminal" } },
-          },
-        ]);
-      }
-
-      this.writer.buffer(await executeCalls(this.tools, plan));
-      if (this.interrupted()) return this.endForInterrupt();
-      if (plan.pendingIds.length > 0)
-        return this.idle({ type: "requires_action", event_ids: plan.pendingIds });
-      if (response.toolCalls.length === 0 && this.view.state.unprocessed_message_ids.length === 0) {
-        return this.idle({ type: "end_turn" });
-      }
+  /**
+   * One model request and what it asked for, from its committed start to the next start or the end of
+   * the turn. Calls whose effects live in Postgres (inline tools) commit with the response, their
+   * results and the next start: one commit per step. Calls with effects elsewhere (the sandbox) are
+   * announced and recorded `planned` first, and their results commit with the next start (invariant 4).
+   */
+  private async step(client: ResolvedClient, start: SessionEvent): Promise<SessionEvent | null> {
+    if (this.interrupted()) {
+      // The interrupt arrived as the start committed: the request is closed without being sent.
+      this.writer.buffer({ events: [requestEnd(start, ZERO, true)] });
+      await this.endForInterrupt();
+      return null;
     }
+    const { request, effective } = buildModelRequest(this.view, this.deps.settings);
+    let response: ModelResponse;
+    try {
+      // A refused endpoint or a missing key ends the turn with a session.error, like a failed call.
+      if ("refusal" in client) throw client.refusal;
+      response = await callModel(this.deps.tracer, client.resolved, request, {
+        signal: this.signals.stop,
+        retry: this.deps.settings.retry,
+        hooks: { onRetry: (error, attempt, delayMs) => this.retrying(error, attempt, delayMs) },
+      });
+    } catch (error) {
+      await this.requestFailed(start, error);
+      return null;
+    }
+
+    const usage = addUsage(this.view.state.usage, response.usage);
+    const strictTools = new Set(request.tools.filter((tool) => tool.strict).map((tool) => tool.name));
+    const plan = planModelCalls(this.view, effective, response.toolCalls, strictTools);
+    const events: NewEvent[] = [];
+    if (response.text.length > 0) events.push({ type: "agent.message", content: textContent(response.text) });
+    events.push(
+      ...plan.announce,
+      requestEnd(start, response.usage, false),
+      { type: "session.usage", usage, budget: this.view.state.budget },
+      ...plan.rejected,
+    );
+    const batch = plan.batch.calls.length > 0 ? { batchPlan: plan.batch } : {};
+    if (plan.stop) {
+      const stop: NewEvent = {
+        type: "session.error",
+        error: { type: "loop_detected", message: plan.stop, retry_status: { type: "terminal" } },
+      };
+      await this.idle({ type: "end_turn" }, [...events, stop], { record: plan.planned, ...batch });
+      return null;
+    }
+
+    if (plan.groups.flat().some((call) => !runsInDatabase(call.tool))) {
+      await this.writer.write({ events, record: plan.planned, ...batch });
+      this.writer.buffer(await executeCalls(this.tools, plan));
+      if (this.interrupted()) return this.endForInterrupt().then(() => null);
+      return this.commitEnd(this.endOfStep(plan, response, this.view.state), { events: [] });
+    }
+
+    let end: StepEnd | null = null;
+    const committed = await this.writer.writeWith(async (db) => {
+      const results = await executeCalls({ ...this.tools, db, inCommit: true }, plan);
+      end = this.interrupted() ? null : this.endOfStep(plan, response, { ...this.view.state, usage });
+      return {
+        events: [...events, ...results.events, ...(end?.events ?? [])],
+        record: settledRecords(plan.planned, results.settle),
+        ...batch,
+        ...(end?.finish && { finish: end.finish }),
+      };
+    });
+    const ended = end as StepEnd | null;
+    if (ended === null) return this.endForInterrupt().then(() => null);
+    return ended.continues ? startOf(committed) : null;
+  }
+
+  /** What follows a step: a pause for people or the client, the turn's end, or the next request. */
+  private endOfStep(plan: CallPlan, response: ModelResponse, state: SessionState): StepEnd {
+    if (plan.pendingIds.length > 0) return idleEnd({ type: "requires_action", event_ids: plan.pendingIds });
+    if (response.toolCalls.length === 0 && state.unprocessed_message_ids.length === 0)
+      return idleEnd({ type: "end_turn" });
+    return this.nextRequest(state);
+  }
+
+  /** The next request's start, unless the budget is spent or the wake made its last request. */
+  private nextRequest(state: SessionState): StepEnd {
+    if (budgetExhausted(state)) return idleEnd({ type: "budget_reached" });
+    if (this.modelRequests >= this.deps.settings.maxModelRequestsPerWake) {
+      this.log.warn("model request limit of one wake reached; yielding");
+      return idleEnd({ type: "end_turn" });
+    }
+    this.modelRequests += 1;
+    return {
+      events: [{ type: "span.model_request_start", model: this.view.agent.model.id }],
+      continues: true,
+    };
+  }
+
+  /** Commits `before` (and what is buffered) with the step's end; the new request's start, if any. */
+  private async commitEnd(end: StepEnd, before: WriteInput): Promise<SessionEvent | null> {
+    if (!end.continues) this.assertLease();
+    const committed = await this.writer.write({
+      ...before,
+      events: [...before.events, ...end.events],
+      ...(end.finish && { finish: end.finish }),
+    });
+    return end.continues ? startOf(committed) : null;
+  }
+
+  private async retrying(error: WakeloopError, attempt: number, delayMs: number): Promise<void> {
+    await this.writer.write({
+      events: [
+        {
+          type: "session.error",
+          error: {
+            type: sessionErrorType(error.code),
+            message: error.message,
+            retry_status: {
+              type: "retrying",
+              attempt,
+              next_retry_at: new Date(Date.now() + delayMs).toISOString(),
+            },
+          },
+        },
+      ],
+    });
+  }
+
+  private async requestFailed(start: SessionEvent, error: unknown): Promise<void> {
+    const failure =
+      error instanceof WakeloopError ? error : new WakeloopError("model_request_failed", String(error));
+    this.assertLease();
+    const end = requestEnd(start, ZERO, true);
+    if (this.interrupted()) {
+      this.writer.buffer({ events: [end] });
+      return this.endForInterrupt();
+    }
+    return this.idle(failure.retryable ? { type: "retries_exhausted" } : { type: "end_turn" }, [
+      end,
+      {
+        type: "session.error",
+        error: {
+          type: sessionErrorType(failure.code),
+          message: failure.message,
+          retry_status: { type: failure.retryable ? "exhausted" : "terminal" },
+        },
+      },
+    ]);
   }
 
   /**
@@ -299,12 +362,12 @@ class Wake {
     await this.idle({ type: "end_turn" }, events);
   }
 
-  private async idle(stopReason: StopReason, before: NewEvent[] = []): Promise<void> {
-    this.assertLease();
-    await this.writer.write({
-      events: [...before, { type: "session.status_idle", stop_reason: stopReason }],
-      finish: "completed",
-    });
+  private async idle(
+    stopReason: StopReason,
+    before: NewEvent[] = [],
+    ledger: Omit<WriteInput, "events"> = {},
+  ) {
+    await this.commitEnd(idleEnd(stopReason), { ...ledger, events: before });
   }
 
   /** An unexpected failure: say so on the session, end the turn, close the wake as failed. */
@@ -349,6 +412,43 @@ class Wake {
   private assertLease(): void {
     if (this.signals.lost.aborted) throw new WakeloopError("stale_fence", "the lease was lost");
   }
+}
+
+type ResolvedClient = { resolved: Awaited<ReturnType<ModelClients>> } | { refusal: unknown };
+type ModelResponse = Awaited<ReturnType<typeof callModel>>;
+
+function idleEnd(stopReason: StopReason): StepEnd {
+  return {
+    events: [{ type: "session.status_idle", stop_reason: stopReason }],
+    finish: "completed",
+    continues: false,
+  };
+}
+
+/** The start this commit opened: its last model request start. */
+function startOf(committed: readonly SessionEvent[]): SessionEvent | null {
+  return committed.findLast((event) => event.type === "span.model_request_start") ?? null;
+}
+
+function requestEnd(start: SessionEvent, usage: TokenUsage, isError: boolean): NewEvent {
+  return {
+    type: "span.model_request_end",
+    model_request_start_id: start.id,
+    model_usage: usage,
+    is_error: isError,
+  };
+}
+
+/** The planned calls as they enter the ledger when they ran in the same commit: with their outcomes. */
+function settledRecords(
+  planned: readonly ToolCallRecord[],
+  settled: readonly ToolCallUpdate[],
+): ToolCallRecord[] {
+  const outcomes = new Map(settled.map((update) => [update.id, update]));
+  return planned.map((call) => {
+    const outcome = outcomes.get(call.id);
+    return outcome ? { ...call, status: outcome.status, result: outcome.result } : call;
+  });
 }
 
 const ZERO: TokenUsage = {

@@ -9,6 +9,7 @@ import * as m0007 from "./0007-tool-batches";
 import * as m0008 from "./0008-provider-credentials";
 import * as m0009 from "./0009-row-level-security";
 import * as m0010 from "./0010-wake-dispatch";
+import * as m0011 from "./0011-one-round-trip-append";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -25,4 +26,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0008-provider-credentials": m0008,
   "0009-row-level-security": m0009,
   "0010-wake-dispatch": m0010,
+  "0011-one-round-trip-append": m0011,
 };

@@ -1,5 +1,5 @@
 import type { PlatformToolSettings } from "@wakeloop/tool-runtime";
-import type { RetryPolicy } from "../model/call-model";
+import type { RetryPolicy } from "./model/call-model";
 
 export interface WakeSettings extends PlatformToolSettings {
   workerId: string;

@@ -1,0 +1,51 @@
+import { AgentSpec, EnvironmentSpec, type SessionEvent, WakeloopError } from "@wakeloop/contracts";
+import { type AcquiredLease, type Database, readEvents, readJson } from "@wakeloop/db";
+import type { Kysely } from "kysely";
+import { SessionView } from "./session-view";
+
+const PAGE = 1_000;
+
+/**
+ * The view a wake starts from: the session row, agent and environment specs its lease returned, and the
+ * history up to that row's last seq. Events committed after it are picked up by the wake's next write.
+ */
+export async function loadSession(db: Kysely<Database>, lease: AcquiredLease): Promise<SessionView> {
+  const { session } = lease;
+  const events = await readHistory(db, session.tenant_id, session.id, session.state.last_seq);
+  return new SessionView({
+    tenantId: session.tenant_id,
+    sessionId: session.id,
+    agentId: session.agent_id,
+    agent: readJson(AgentSpec, lease.agentSpec, `agent ${session.agent_id} v${session.agent_version}`),
+    environment:
+      session.environment_id === null
+        ? null
+        : {
+            id: session.environment_id,
+            spec: readJson(EnvironmentSpec, lease.environmentSpec, `environment ${session.environment_id}`),
+          },
+    parentSessionId: session.parent_session_id,
+    state: session.state,
+    events,
+  });
+}
+
+async function readHistory(db: Kysely<Database>, tenantId: string, sessionId: string, lastSeq: number) {
+  const events: SessionEvent[] = [];
+  while (events.length < lastSeq) {
+    const page = await readEvents(db, {
+      tenantId,
+      sessionId,
+      afterSeq: events.length,
+      limit: Math.min(PAGE, lastSeq - events.length),
+    });
+    if (page.length === 0) {
+      throw new WakeloopError(
+        "session_history_mismatch",
+        `session ${sessionId} is missing events after seq ${events.length}`,
+      );
+    }
+    events.push(...page);
+  }
+  return events;
+}

@@ -1,0 +1,139 @@
+import { SpanStatusCode } from "@opentelemetry/api";
+import { textContent } from "@wakeloop/contracts";
+import { type NewEvent, startedToolCalls, type ToolCallUpdate } from "@wakeloop/db";
+import { INTERRUPTED_BEFORE_RUN } from "@wakeloop/session-core";
+import {
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_NAME,
+  GenAiOperation,
+} from "@wakeloop/telemetry";
+import { effectiveTools } from "../context/build-request";
+import { executeTool } from "./execute-tool";
+import type { CallPlan } from "./plan-calls";
+import type { RunnableCall, ToolContext } from "./tool-context";
+import { errorOutcome, type ToolOutcome } from "./tool-outcome";
+
+export const UNKNOWN_OUTCOME =
+  "The worker running this call stopped before its result was recorded, and the tool is not idempotent, so it was not run again. Check its effects before retrying.";
+export const NOT_ALLOWED_NOW = "This tool is no longer available to this session, so the call did not run.";
+
+/** Result events in the model's order, and the ledger outcomes that commit with them. */
+export interface CallResults {
+  events: NewEvent[];
+  settle: ToolCallUpdate[];
+}
+
+/** Runs the plan's groups in order, calls within a group side by side; results in the model's order. */
+export async function executeCalls(ctx: ToolContext, plan: Pick<CallPlan, "groups">): Promise<CallResults> {
+  const outcomes = new Map<string, ToolOutcome>();
+  for (const group of plan.groups) {
+    // Checked again at execution time (invariant 5): an earlier group may have changed the runtime facts.
+    const allowed = new Set(
+      effectiveTools(ctx.view, ctx.settings)
+        .tools.filter((tool) => tool.permissionPolicy === "always_allow")
+        .map((tool) => tool.name),
+    );
+    await Promise.all(
+      group.map(async (call) =>
+        outcomes.set(
+          call.id,
+          allowed.has(call.tool.name) ? await runCall(ctx, call) : errorOutcome(NOT_ALLOWED_NOW),
+        ),
+      ),
+    );
+  }
+  return resultsInOrder(
+    plan.groups.flat().map((call) => call.id),
+    outcomes,
+  );
+}
+
+/**
+ * Calls a previous wake left without a result (invariant 7): confirmed ones run now, denied ones get
+ * the user's message, ones that started and may have had effects are re-run only when idempotent.
+ * Each is checked against the current effective tools first (invariant 5). A call an interrupt stopped
+ * never runs, and once this wake sees an interrupt no further call starts: both get the interrupted
+ * result.
+ */
+export async function resumeCalls(ctx: ToolContext): Promise<CallResults> {
+  const { view } = ctx;
+  const unresolved = view.unresolvedCalls();
+  if (unresolved.length === 0) return { events: [], settle: [] };
+  const pending = new Set(view.state.pending_actions.map((action) => action.event_id));
+  const stopped = new Set(view.state.interrupted_call_ids);
+  const started = await startedToolCalls(ctx.db, view.tenantId, view.sessionId);
+  const effective = effectiveTools(view, ctx.settings);
+  const tools = new Map(effective.tools.map((tool) => [tool.name, tool]));
+  const order: string[] = [];
+  const outcomes = new Map<string, ToolOutcome>();
+  for (const call of unresolved) {
+    if (pending.has(call.id) || call.evaluated_permission === "deny") continue;
+    const answer = call.evaluated_permission === "ask" ? view.confirmationFor(call.id) : undefined;
+    if (call.evaluated_permission === "ask" && answer === undefined && !stopped.has(call.id)) continue;
+    order.push(call.id);
+    const tool = tools.get(call.name);
+    if (answer?.result === "deny") {
+      outcomes.set(call.id, errorOutcome(answer.deny_message ?? "The user denied this tool call."));
+    } else if (tool === undefined) {
+      outcomes.set(call.id, errorOutcome(NOT_ALLOWED_NOW));
+    } else if (started.has(call.id) && !tool.idempotent) {
+      outcomes.set(call.id, { ...errorOutcome(UNKNOWN_OUTCOME), unknown: true });
+    } else if (stopped.has(call.id) || ctx.signal.aborted) {
+      outcomes.set(call.id, errorOutcome(INTERRUPTED_BEFORE_RUN));
+    } else {
+      outcomes.set(
+        call.id,
+        await runCall(ctx, { id: call.id, tool, input: call.input, approved: answer !== undefined }),
+      );
+    }
+  }
+  return resultsInOrder(order, outcomes);
+}
+
+function settledStatus(outcome: ToolOutcome): ToolCallUpdate["status"] {
+  if (outcome.unknown) return "unknown";
+  if (outcome.cancelled) return "cancelled";
+  return outcome.isError ? "failed" : "succeeded";
+}
+
+function resultsInOrder(callIds: readonly string[], outcomes: ReadonlyMap<string, ToolOutcome>): CallResults {
+  const results: CallResults = { events: [], settle: [] };
+  for (const id of callIds) {
+    const outcome = outcomes.get(id);
+    if (outcome === undefined) continue;
+    results.events.push({
+      type: "agent.tool_result",
+      tool_use_id: id,
+      content: outcome.content,
+      is_error: outcome.isError,
+    });
+    results.settle.push({ id, status: settledStatus(outcome), result: outcome.result });
+  }
+  return results;
+}
+
+async function runCall(ctx: ToolContext, call: RunnableCall): Promise<ToolOutcome> {
+  return ctx.tracer.startActiveSpan(`execute_tool ${call.tool.name}`, async (span) => {
+    span.setAttributes({
+      [ATTR_GEN_AI_OPERATION_NAME]: GenAiOperation.executeTool,
+      [ATTR_GEN_AI_TOOL_NAME]: call.tool.name,
+      [ATTR_GEN_AI_TOOL_CALL_ID]: call.id,
+    });
+    try {
+      if (!call.tool.idempotent && !ctx.inCommit) await ctx.writer.markRunning(call.id);
+      const outcome = await executeTool(ctx, call);
+      if (outcome.isError) span.setStatus({ code: SpanStatusCode.ERROR });
+      return call.note ? { ...outcome, content: [...outcome.content, ...textContent(call.note)] } : outcome;
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      if (ctx.signal.aborted && call.tool.interruptBehavior === "cancel") {
+        return { ...errorOutcome("The call was cancelled by an interrupt."), cancelled: true };
+      }
+      return errorOutcome(`The tool failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      span.end();
+    }
+  });
+}
