@@ -1,6 +1,6 @@
 import { WakeloopError } from "@wakeloop/contracts";
 import { type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from "kysely";
-import type { Database, SessionsTable, WakeRow, WakeStatus } from "./database";
+import type { Database, SessionsTable, WakeRow } from "./database";
 import { type SessionRow, sessionFromRow } from "./event-rows";
 import { scopeTransaction, withTenant } from "./tenant-scope";
 
