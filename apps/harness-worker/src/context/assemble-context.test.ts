@@ -1,6 +1,6 @@
 import type { EventPayload, SessionEvent } from "@wakeloop/contracts";
 import { describe, expect, it } from "vitest";
-import { eventsToMessages, fitToBudget, MISSING_RESULT } from "./assemble-context";
+import { eventsToMessages, fitToBudget, History, MISSING_RESULT } from "./assemble-context";
 
 let seq = 0;
 function event(payload: EventPayload & { id?: string }): SessionEvent {
@@ -102,6 +102,31 @@ describe("eventsToMessages", () => {
       "assistant",
       "tool",
     ]);
+  });
+});
+
+describe("History", () => {
+  it("built one event at a time, reads as the whole history at every point", () => {
+    const events = [
+      event({ type: "user.message", content: text("first") }),
+      event({ type: "agent.message", content: text("looking") }),
+      event({ id: "h1", type: "agent.tool_use", name: "read", input: {}, evaluated_permission: "allow" }),
+      event({ type: "user.message", content: text("meanwhile") }),
+      event({ id: "h2", type: "agent.custom_tool_use", name: "lookup", input: {} }),
+      event({ type: "agent.tool_result", tool_use_id: "h1", content: text("a"), is_error: false }),
+      event({ type: "user.custom_tool_result", custom_tool_use_id: "h2", content: text("b") }),
+      event({ id: "h3", type: "agent.tool_use", name: "read", input: {}, evaluated_permission: "allow" }),
+      event({ type: "agent.message", content: text("done") }),
+      event({ type: "user.message", content: text("again") }),
+    ];
+    const history = new History();
+    events.forEach((next, index) => {
+      history.add(next);
+      const { messages, tokens } = history.messages();
+      expect(messages).toEqual(eventsToMessages(events.slice(0, index + 1)));
+      expect(tokens).toEqual(messages.map((message) => Math.ceil(JSON.stringify(message).length / 4)));
+    });
+    expect(history.seen).toBe(events.length);
   });
 });
 

@@ -4,26 +4,79 @@ import type { ModelAssistantPart, ModelMessage, ModelToolResult } from "@wakeloo
 export const MISSING_RESULT = "No result was recorded for this call.";
 
 /**
- * Turns a session's events into provider-neutral history. Tool results are placed right after the
+ * Provider-neutral history, built one event at a time. Tool results are placed right after the
  * assistant turn that made the calls (providers require it), so a user message that arrived while
- * tools ran is moved after those results; a call that never got a result gets an error result.
+ * tools ran is moved after those results; a call that never got a result gets an error result. A wake
+ * keeps one per session view, so a step converts only the events committed since its last request and
+ * its cost does not grow with the history.
  */
-export function eventsToMessages(events: readonly SessionEvent[]): ModelMessage[] {
-  const messages: ModelMessage[] = [];
-  let assistant: ModelAssistantPart[] | null = null;
-  let results = new Map<string, ModelToolResult>();
-  let openCalls: string[] = [];
-  let deferredUser: Content[] = [];
+export class History {
+  /** Events added so far. */
+  seen = 0;
+  private readonly closed: ModelMessage[] = [];
+  private readonly closedTokens: number[] = [];
+  private assistant: ModelAssistantPart[] | null = null;
+  private results = new Map<string, ModelToolResult>();
+  private openCalls: string[] = [];
+  private deferredUser: Content[] = [];
 
-  const closeTurn = () => {
-    if (assistant === null) return;
-    messages.push({ role: "assistant", content: assistant });
-    if (openCalls.length > 0) {
-      messages.push({
+  add(event: SessionEvent): void {
+    this.seen += 1;
+    switch (event.type) {
+      case "user.message":
+        if (this.assistant !== null && !this.allAnswered()) this.deferredUser.push(event.content);
+        else {
+          this.closeTurn();
+          this.keep({ role: "user", content: event.content });
+        }
+        break;
+      case "agent.message":
+        if (this.assistant !== null && (this.openCalls.length > 0 || this.results.size > 0)) this.closeTurn();
+        this.assistant ??= [];
+        this.assistant.push(...event.content.filter((block) => block.type === "text"));
+        break;
+      case "agent.tool_use":
+      case "agent.mcp_tool_use":
+      case "agent.custom_tool_use":
+        if (this.assistant === null || (this.openCalls.length > 0 && this.allAnswered())) {
+          this.closeTurn();
+          this.assistant = [];
+        }
+        this.assistant.push({ type: "tool_call", id: event.id, name: event.name, input: event.input });
+        this.openCalls.push(event.id);
+        break;
+      case "agent.tool_result":
+        this.addResult(event.tool_use_id, event.content, event.is_error);
+        break;
+      case "agent.mcp_tool_result":
+        this.addResult(event.mcp_tool_use_id, event.content, event.is_error);
+        break;
+      case "user.custom_tool_result":
+        this.addResult(event.custom_tool_use_id, event.content, event.is_error ?? false);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The history as a provider sees it now (the open turn closed), with each message's token estimate. */
+  messages(): { messages: ModelMessage[]; tokens: number[] } {
+    const open = this.openTurn();
+    return {
+      messages: [...this.closed, ...open],
+      tokens: [...this.closedTokens, ...open.map(estimateTokens)],
+    };
+  }
+
+  private openTurn(): ModelMessage[] {
+    if (this.assistant === null) return [];
+    const turn: ModelMessage[] = [{ role: "assistant", content: [...this.assistant] }];
+    if (this.openCalls.length > 0) {
+      turn.push({
         role: "tool",
-        results: openCalls.map(
+        results: this.openCalls.map(
           (id) =>
-            results.get(id) ?? {
+            this.results.get(id) ?? {
               toolCallId: id,
               content: [{ type: "text", text: MISSING_RESULT }],
               isError: true,
@@ -31,59 +84,37 @@ export function eventsToMessages(events: readonly SessionEvent[]): ModelMessage[
         ),
       });
     }
-    for (const content of deferredUser) messages.push({ role: "user", content });
-    assistant = null;
-    results = new Map();
-    openCalls = [];
-    deferredUser = [];
-  };
-  const allAnswered = () => openCalls.every((id) => results.has(id));
-  const addCall = (id: string, name: string, input: Record<string, unknown>) => {
-    if (assistant === null || (openCalls.length > 0 && allAnswered())) {
-      closeTurn();
-      assistant = [];
-    }
-    assistant.push({ type: "tool_call", id, name, input });
-    openCalls.push(id);
-  };
-  const addResult = (id: string, content: Content, isError: boolean) => {
-    if (openCalls.includes(id)) results.set(id, { toolCallId: id, content, isError });
-  };
-
-  for (const event of events) {
-    switch (event.type) {
-      case "user.message":
-        if (assistant !== null && !allAnswered()) deferredUser.push(event.content);
-        else {
-          closeTurn();
-          messages.push({ role: "user", content: event.content });
-        }
-        break;
-      case "agent.message":
-        if (assistant !== null && (openCalls.length > 0 || results.size > 0)) closeTurn();
-        assistant ??= [];
-        assistant.push(...event.content.filter((block) => block.type === "text"));
-        break;
-      case "agent.tool_use":
-      case "agent.mcp_tool_use":
-      case "agent.custom_tool_use":
-        addCall(event.id, event.name, event.input);
-        break;
-      case "agent.tool_result":
-        addResult(event.tool_use_id, event.content, event.is_error);
-        break;
-      case "agent.mcp_tool_result":
-        addResult(event.mcp_tool_use_id, event.content, event.is_error);
-        break;
-      case "user.custom_tool_result":
-        addResult(event.custom_tool_use_id, event.content, event.is_error ?? false);
-        break;
-      default:
-        break;
-    }
+    for (const content of this.deferredUser) turn.push({ role: "user", content });
+    return turn;
   }
-  closeTurn();
-  return messages;
+
+  private closeTurn(): void {
+    for (const message of this.openTurn()) this.keep(message);
+    this.assistant = null;
+    this.results = new Map();
+    this.openCalls = [];
+    this.deferredUser = [];
+  }
+
+  private keep(message: ModelMessage): void {
+    this.closed.push(message);
+    this.closedTokens.push(estimateTokens(message));
+  }
+
+  private allAnswered(): boolean {
+    return this.openCalls.every((id) => this.results.has(id));
+  }
+
+  private addResult(id: string, content: Content, isError: boolean): void {
+    if (this.openCalls.includes(id)) this.results.set(id, { toolCallId: id, content, isError });
+  }
+}
+
+/** The whole history of `events` at once. */
+export function eventsToMessages(events: readonly SessionEvent[]): ModelMessage[] {
+  const history = new History();
+  for (const event of events) history.add(event);
+  return history.messages().messages;
 }
 
 /** A rough, provider-independent token estimate: about four characters a token. */
@@ -95,13 +126,18 @@ export function estimateTokens(value: unknown): number {
  * Keeps the newest history that fits `budgetTokens`, cutting only at a user message so no tool result
  * loses the call it answers. The newest user turn is always kept.
  */
-export function fitToBudget(messages: readonly ModelMessage[], budgetTokens: number): ModelMessage[] {
-  let total = messages.reduce((sum, message) => sum + estimateTokens(message), 0);
+export function fitToBudget(
+  messages: readonly ModelMessage[],
+  budgetTokens: number,
+  /** Each message's estimate, when the caller has them. */
+  tokens: readonly number[] = messages.map(estimateTokens),
+): ModelMessage[] {
+  let total = tokens.reduce((sum, count) => sum + count, 0);
   let start = 0;
   while (total > budgetTokens) {
     const next = messages.findIndex((message, index) => index > start && message.role === "user");
     if (next === -1) break;
-    for (let index = start; index < next; index++) total -= estimateTokens(messages[index]);
+    for (let index = start; index < next; index++) total -= tokens[index] ?? 0;
     start = next;
   }
   return messages.slice(start);

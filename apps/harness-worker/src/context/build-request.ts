@@ -7,7 +7,7 @@ import {
 } from "@wakeloop/tool-runtime";
 import type { SessionView } from "../session/session-view";
 import type { WakeSettings } from "../wake-settings";
-import { estimateTokens, eventsToMessages, fitToBudget } from "./assemble-context";
+import { estimateTokens, fitToBudget, History } from "./assemble-context";
 
 // A wake computes its tools before each model request and again at execution; within one wake only the
 // sandbox status can change them, so each view keeps one set per status (and its provider schemas).
@@ -43,6 +43,23 @@ function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
   return entry;
 }
 
+const histories = new WeakMap<SessionView, History>();
+
+/** The view's history as messages, converting only the events committed since the last request. */
+function historyOf(view: SessionView): ReturnType<History["messages"]> {
+  let history = histories.get(view);
+  if (history === undefined) {
+    history = new History();
+    histories.set(view, history);
+  }
+  const { events } = view;
+  for (let index = history.seen; index < events.length; index++) {
+    const event = events[index];
+    if (event !== undefined) history.add(event);
+  }
+  return history.messages();
+}
+
 export function effectiveTools(view: SessionView, settings: WakeSettings): EffectiveToolSet {
   return toolSet(view, settings).effective;
 }
@@ -59,12 +76,13 @@ export function buildModelRequest(
   const model = view.agent.model;
   const fixed = Math.ceil(view.agent.system.length / 4) + wireTokens;
   const budget = Math.max(1_000, model.context_window_tokens - model.max_output_tokens - fixed);
+  const { messages, tokens } = historyOf(view);
   return {
     effective,
     request: {
       model: model.id,
       system: view.agent.system,
-      messages: fitToBudget(eventsToMessages(view.events), budget),
+      messages: fitToBudget(messages, budget, tokens),
       tools,
       maxOutputTokens: model.max_output_tokens,
     },
