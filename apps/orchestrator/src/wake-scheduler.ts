@@ -1,12 +1,5 @@
 import type { Bus } from "@wakeloop/bus";
-import {
-  claimWakesToPublish,
-  type Database,
-  getSession,
-  openWake,
-  type WakeRow,
-  withTenant,
-} from "@wakeloop/db";
+import { type Database, getSession, type QueuedWakeJob, scheduleWake } from "@wakeloop/db";
 import { wakeReason } from "@wakeloop/session-core";
 import type { Kysely } from "kysely";
 import { publishWakeJob } from "./wake-dispatch";
@@ -21,20 +14,13 @@ export async function scheduleIfNeeded(
   bus: Bus,
   target: { tenantId: string; sessionId: string },
   maxInFlight: number,
-): Promise<WakeRow | null> {
-  // One tenant-scoped transaction reads the session, opens the wake and claims what may be published:
-  // three statements on one connection instead of three transactions on the dispatch path.
-  const { wake, claimed } = await withTenant(db, target.tenantId, async (trx) => {
-    const session = await getSession(trx, target.tenantId, target.sessionId);
-    const reason = session === null ? null : wakeReason(session.state);
-    if (reason === null) return { wake: null, claimed: [] };
-    const opened = await openWake(trx, { tenantId: target.tenantId, sessionId: target.sessionId, reason });
-    if (opened === null) return { wake: null, claimed: [] };
-    return {
-      wake: opened,
-      claimed: await claimWakesToPublish(trx, { tenantId: target.tenantId, maxInFlight }),
-    };
-  });
+): Promise<QueuedWakeJob | null> {
+  // Two round trips: the session's state (the reason is the reducer's, in TypeScript), then the wake
+  // opened and its tenant's publishable wakes claimed in one call.
+  const session = await getSession(db, target.tenantId, target.sessionId);
+  const reason = session === null ? null : wakeReason(session.state);
+  if (reason === null) return null;
+  const { opened, claimed } = await scheduleWake(db, { ...target, reason, maxInFlight });
   for (const job of claimed) await publishWakeJob(bus, job);
-  return wake;
+  return opened;
 }

@@ -40,4 +40,11 @@ export {
 export { scopeTransaction, withTenant } from "./tenant-scope";
 export { markToolCallRunning, startedToolCalls } from "./tool-calls";
 export { type ClaimWakesInput, claimWakesToPublish, tenantsWithHeldWakes } from "./wake-dispatch";
-export { type OpenWakeInput, openWake, type QueuedWakeJob, staleQueuedWakes } from "./wakes";
+export {
+  type OpenWakeInput,
+  openWake,
+  type QueuedWakeJob,
+  type ScheduleWakeInput,
+  scheduleWake,
+  staleQueuedWakes,
+} from "./wakes";

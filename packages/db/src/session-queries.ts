@@ -1,7 +1,7 @@
 import type { Budget, Metadata, SessionEvent } from "@wakeloop/contracts";
 import { initialSessionState } from "@wakeloop/session-core";
 import { type Kysely, type Selectable, sql } from "kysely";
-import type { Database, SessionEventsTable } from "./database";
+import type { Database, SessionEventsTable, SessionsTable } from "./database";
 import { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
 import { newId } from "./ids";
 import { withTenant } from "./tenant-scope";
@@ -44,19 +44,16 @@ export async function createSession(db: Kysely<Database>, input: CreateSessionIn
   return sessionFromRow(row);
 }
 
+/** The session as its tenant sees it, in one round trip (`wl_session`); null when there is none. */
 export async function getSession(
   db: Kysely<Database>,
   tenantId: string,
   sessionId: string,
 ): Promise<SessionRow | null> {
-  const row = await withTenant(db, tenantId, (trx) =>
-    trx
-      .selectFrom("sessions")
-      .selectAll()
-      .where("tenant_id", "=", tenantId)
-      .where("id", "=", sessionId)
-      .executeTakeFirst(),
-  );
+  const { rows } = await sql<
+    Selectable<SessionsTable>
+  >`SELECT * FROM wl_session(${tenantId}, ${sessionId})`.execute(db);
+  const [row] = rows;
   return row === undefined ? null : sessionFromRow(row);
 }
 

@@ -38,6 +38,48 @@ export async function openWake(db: Kysely<Database>, input: OpenWakeInput): Prom
   return row ?? null;
 }
 
+export interface ScheduleWakeInput extends OpenWakeInput {
+  /** The tenant's limit of wakes in flight, as for `claimWakesToPublish`. */
+  maxInFlight: number;
+}
+
+/**
+ * Opens a queued wake unless the session has an open one and, when it opened one, claims what its
+ * tenant may publish now (`claimWakesToPublish`): one round trip (`wl_open_wake`). `opened` is null
+ * when the session already had an open wake.
+ */
+export async function scheduleWake(
+  db: Kysely<Database>,
+  input: ScheduleWakeInput,
+): Promise<{ opened: QueuedWakeJob | null; claimed: QueuedWakeJob[] }> {
+  const id = newId("wake");
+  const { rows } = await sql<{ opened: boolean; wake: QueuedWakeJob | null }>`SELECT * FROM wl_open_wake(
+    ${input.tenantId}, ${input.sessionId}, ${id}, ${input.reason}, ${input.dueAt ?? new Date()}::timestamptz,
+    ${input.maxInFlight}::integer)`.execute(db);
+  if (rows.length === 0) return { opened: null, claimed: [] };
+  const claimed = rows.flatMap((row) =>
+    row.wake === null
+      ? []
+      : [
+          {
+            id: row.wake.id,
+            tenant_id: row.wake.tenant_id,
+            session_id: row.wake.session_id,
+            attempt: row.wake.attempt,
+            reason: row.wake.reason,
+          },
+        ],
+  );
+  const opened = {
+    id,
+    tenant_id: input.tenantId,
+    session_id: input.sessionId,
+    attempt: 1,
+    reason: input.reason,
+  };
+  return { opened, claimed };
+}
+
 /** A queued wake the sweeper republishes: the fields of its job, nothing else. */
 export type QueuedWakeJob = Pick<WakeRow, "id" | "tenant_id" | "session_id" | "attempt" | "reason">;
 

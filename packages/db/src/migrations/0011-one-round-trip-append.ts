@@ -153,6 +153,51 @@ export async function up(db: Kysely<unknown>): Promise<void> {
           ORDER BY e.seq LIMIT p_limit;
       END
     $$`,
+    // The session row as its tenant sees it: one round trip for the loop's and the API's reads.
+    `CREATE FUNCTION wl_session(p_tenant text, p_session text) RETURNS SETOF sessions
+      LANGUAGE plpgsql VOLATILE SET search_path = public, pg_temp AS $$
+      BEGIN
+        ${SCOPE}
+        RETURN QUERY SELECT * FROM sessions s WHERE s.tenant_id = p_tenant AND s.id = p_session;
+      END
+    $$`,
+    // Marks as published the oldest held wakes of a tenant, as many as its in-flight limit has room
+    // for, under a per-tenant advisory lock so replicas together never go past the limit.
+    `CREATE FUNCTION wl_claim_wakes(p_tenant text, p_max_in_flight integer) RETURNS SETOF wakes
+      LANGUAGE plpgsql VOLATILE SET search_path = public, pg_temp AS $$
+      DECLARE
+        room integer;
+      BEGIN
+        ${SCOPE}
+        PERFORM pg_advisory_xact_lock(hashtextextended('wl.wake_dispatch.' || p_tenant, 0));
+        SELECT p_max_in_flight - count(*) INTO room FROM wakes w
+          WHERE w.tenant_id = p_tenant AND (w.status = 'running' OR (w.status = 'queued' AND w.published_at IS NOT NULL));
+        IF room <= 0 THEN RETURN; END IF;
+        RETURN QUERY WITH claimed AS (
+            UPDATE wakes w SET published_at = now()
+            WHERE w.id IN (
+              SELECT h.id FROM wakes h
+              WHERE h.tenant_id = p_tenant AND h.status = 'queued' AND h.published_at IS NULL
+              ORDER BY h.due_at, h.created_at, h.id LIMIT room)
+            RETURNING w.*)
+          SELECT * FROM claimed c ORDER BY c.due_at, c.created_at, c.id;
+      END
+    $$`,
+    // Opens a queued wake unless the session has an open one, then claims what its tenant may publish.
+    `CREATE FUNCTION wl_open_wake(p_tenant text, p_session text, p_wake text, p_reason text,
+        p_due_at timestamptz, p_max_in_flight integer)
+      RETURNS TABLE (opened boolean, wake jsonb)
+      LANGUAGE plpgsql VOLATILE SET search_path = public, pg_temp AS $$
+      BEGIN
+        ${SCOPE}
+        INSERT INTO wakes (id, tenant_id, session_id, status, reason, attempt, due_at)
+          VALUES (p_wake, p_tenant, p_session, 'queued', p_reason, 1, p_due_at)
+          ON CONFLICT (session_id) WHERE status IN ('queued', 'running') DO NOTHING;
+        IF NOT FOUND THEN RETURN; END IF;
+        RETURN QUERY SELECT true, NULL::jsonb
+          UNION ALL SELECT false, to_jsonb(c) FROM wl_claim_wakes(p_tenant, p_max_in_flight) c;
+      END
+    $$`,
     // A non-idempotent call is about to start: from here a crash leaves an unknown outcome.
     `CREATE FUNCTION wl_tool_call_running(p_tenant text, p_call text) RETURNS void
       LANGUAGE plpgsql VOLATILE SET search_path = public, pg_temp AS $$
@@ -167,6 +212,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, [
+    "DROP FUNCTION wl_open_wake(text, text, text, text, timestamptz, integer)",
+    "DROP FUNCTION wl_claim_wakes(text, integer)",
+    "DROP FUNCTION wl_session(text, text)",
     "DROP FUNCTION wl_tool_call_running(text, text)",
     "DROP FUNCTION wl_session_events(text, text, integer, integer)",
     "DROP FUNCTION wl_acquire_lease(text, text, text, text, integer)",
