@@ -1,3 +1,10 @@
+export {
+  type AgentScope,
+  deleteAgentState,
+  getAgentState,
+  listAgentStateKeys,
+  setAgentState,
+} from "./agent-state";
 export { type AppRoleOptions, ensureAppRole, roleBypassesRowSecurity } from "./app-role";
 export { type CreateDbOptions, createDb } from "./create-db";
 export type * from "./database";
