@@ -13,8 +13,12 @@ bash infra/down.sh >/dev/null 2>&1 || true
 
 # Migrations and the tenant CLI use the owner; services connect as wakeloop_app, which row-level
 # security binds (packages/db/src/app-role.ts). The migrate step creates and grants that role.
-OWNER_DATABASE_URL="${OWNER_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/wakeloop}"
-export DATABASE_URL="${DATABASE_URL:-postgres://wakeloop_app@127.0.0.1:5432/wakeloop}"
+# Postgres on this host is reached over its Unix socket when it has one: half the cost of a TCP round trip.
+pg_host="127.0.0.1:5432" pg_query=""
+if [ -S /var/run/postgresql/.s.PGSQL.5432 ]; then pg_host="localhost" pg_query="?host=/var/run/postgresql"; fi
+pg_url() { echo "postgres://$1@$pg_host/$2$pg_query"; }
+OWNER_DATABASE_URL="${OWNER_DATABASE_URL:-$(pg_url postgres wakeloop)}"
+export DATABASE_URL="${DATABASE_URL:-$(pg_url wakeloop_app wakeloop)}"
 export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
 export PORT="${PORT:-8080}"
 FAKE_MODEL_PORT="${FAKE_MODEL_PORT:-4010}"
