@@ -5,17 +5,15 @@ import { SessionView } from "./session-view";
 
 const PAGE = 1_000;
 
-/**
- * The view a wake starts from: the session row, agent and environment specs its lease returned, and the
- * history up to that row's last seq. Events committed after it are picked up by the wake's next write.
- */
-export async function loadSession(db: Kysely<Database>, lease: AcquiredLease): Promise<SessionView> {
+export interface SessionSpecs {
+  agent: AgentSpec;
+  environment: { id: string; spec: EnvironmentSpec } | null;
+}
+
+/** The pinned agent version and the environment the lease returned, read through their schemas. */
+export function sessionSpecs(lease: AcquiredLease): SessionSpecs {
   const { session } = lease;
-  const events = await readHistory(db, session.tenant_id, session.id, session.state.last_seq);
-  return new SessionView({
-    tenantId: session.tenant_id,
-    sessionId: session.id,
-    agentId: session.agent_id,
+  return {
     agent: readJson(AgentSpec, lease.agentSpec, `agent ${session.agent_id} v${session.agent_version}`),
     environment:
       session.environment_id === null
@@ -24,6 +22,25 @@ export async function loadSession(db: Kysely<Database>, lease: AcquiredLease): P
             id: session.environment_id,
             spec: readJson(EnvironmentSpec, lease.environmentSpec, `environment ${session.environment_id}`),
           },
+  };
+}
+
+/**
+ * The view a wake starts from: the session row its lease returned, its specs, and the history up to
+ * that row's last seq. Events committed after it are picked up by the wake's next write.
+ */
+export async function loadSession(
+  db: Kysely<Database>,
+  lease: AcquiredLease,
+  specs: SessionSpecs,
+): Promise<SessionView> {
+  const { session } = lease;
+  const events = await readHistory(db, session.tenant_id, session.id, session.state.last_seq);
+  return new SessionView({
+    tenantId: session.tenant_id,
+    sessionId: session.id,
+    agentId: session.agent_id,
+    ...specs,
     parentSessionId: session.parent_session_id,
     state: session.state,
     events,

@@ -7,7 +7,7 @@ import {
   type TestDatabase,
 } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadSession } from "./load-session";
+import { loadSession, sessionSpecs } from "./load-session";
 import { SessionWriter } from "./session-writer";
 
 let testDb: TestDatabase;
@@ -36,7 +36,7 @@ async function heldWake() {
     ttlMs: 30_000,
   });
   if (lease === null) throw new Error("no lease");
-  const view = await loadSession(testDb.appDb, lease);
+  const view = await loadSession(testDb.appDb, lease, sessionSpecs(lease));
   const writer = new SessionWriter(testDb.appDb, view, { id: wake.id, epoch: lease.epoch, traceId: null });
   return { sessionId: session.id, wakeId: wake.id, view, writer };
 }

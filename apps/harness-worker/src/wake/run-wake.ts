@@ -32,7 +32,7 @@ import type { Kysely } from "kysely";
 import { buildModelRequest } from "../context/build-request";
 import { callModel } from "../model/call-model";
 import type { ModelClients } from "../model/model-clients";
-import { loadSession } from "../session/load-session";
+import { loadSession, sessionSpecs } from "../session/load-session";
 import type { SessionView } from "../session/session-view";
 import { SessionWriter, type WriteInput } from "../session/session-writer";
 import { type CallPlan, planModelCalls } from "../tools/plan-calls";
@@ -121,7 +121,16 @@ async function leasedWake(
       events: [{ type: "session.status_running", wake_id: job.wake_id, trace_id: traceId }],
       fence: lease.epoch,
     });
-    const [view, { events }] = await Promise.all([loadSession(db, lease), running]);
+    // The model key is settled once per wake (a database read for a tenant's own key) alongside, and
+    // before any request's start, so each request follows its start at once; a refusal is raised
+    // after the start, which consumes the queued messages it answers. A credential changed mid-wake
+    // counts from the next wake.
+    const specs = sessionSpecs(lease);
+    const client: Promise<ResolvedClient> = deps.models(job.tenant_id, specs.agent.model).then(
+      (resolved) => ({ resolved }),
+      (refusal: unknown) => ({ refusal }),
+    );
+    const [view, { events }] = await Promise.all([loadSession(db, lease, specs), running]);
     span.updateName(`invoke_agent ${view.agent.name}`);
     span.setAttribute(ATTR_GEN_AI_AGENT_NAME, view.agent.name);
     const writer = new SessionWriter(db, view, { id: job.wake_id, epoch: lease.epoch, traceId });
@@ -132,7 +141,7 @@ async function leasedWake(
       stop: AbortSignal.any([interrupt.signal, keeper.lost]),
     });
     try {
-      await wake.run();
+      await wake.run(client);
     } catch (error) {
       span.recordException(error as Error);
       span.setStatus({ code: SpanStatusCode.ERROR });
@@ -177,16 +186,8 @@ class Wake {
     };
   }
 
-  async run(): Promise<void> {
+  async run(settled: Promise<ResolvedClient>): Promise<void> {
     if (this.interrupted()) return this.endForInterrupt();
-    // The key and endpoint are settled once per wake (a database read for a tenant's own key), while
-    // the sandbox and resumed calls are seen to, and before any request's start, so each request
-    // follows its start at once; a refusal is raised after the start, which consumes the queued
-    // messages it answers. A credential changed mid-wake counts from the next wake.
-    const settled = this.deps.models(this.view.tenantId, this.view.agent.model).then(
-      (resolved) => ({ resolved }),
-      (refusal: unknown) => ({ refusal }),
-    );
     await ensureSandbox(this.deps.sandbox, this.view, this.writer, this.log);
     // Calls a previous wake left without a result: answered confirmations, crashed executions.
     const resumed = await resumeCalls(this.tools);
