@@ -1,6 +1,6 @@
 import { type CredentialProvider, type ProviderCredential, WakeloopError } from "@wakeloop/contracts";
 import { type Database, type ProviderCredentialsTable, withTenant } from "@wakeloop/db";
-import type { Kysely, Selectable } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import type { CredentialCipher } from "./credential-cipher";
 
 /** Binds a sealed value to its row: the tenant and provider are authenticated with it. */
@@ -92,14 +92,12 @@ export async function readProviderCredential(
   tenantId: string,
   provider: CredentialProvider,
 ): Promise<string | undefined> {
-  const row = await withTenant(db, tenantId, (trx) =>
-    trx
-      .selectFrom("provider_credentials")
-      .select(["key_id", "sealed"])
-      .where("tenant_id", "=", tenantId)
-      .where("provider", "=", provider)
-      .executeTakeFirst(),
-  );
+  // One round trip (`wl_provider_credential`): this read is on every wake's way to its first request.
+  const { rows } = await sql<{
+    key_id: string;
+    sealed: Buffer;
+  }>`SELECT * FROM wl_provider_credential(${tenantId}, ${provider})`.execute(db);
+  const [row] = rows;
   if (row === undefined) return undefined;
   return cipher.open({ keyId: row.key_id, sealed: row.sealed }, context(tenantId, provider));
 }

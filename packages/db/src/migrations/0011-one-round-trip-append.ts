@@ -198,6 +198,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
           UNION ALL SELECT false, to_jsonb(c) FROM wl_claim_wakes(p_tenant, p_max_in_flight) c;
       END
     $$`,
+    // The tenant's sealed key for a provider, read once per wake on the dispatch path.
+    `CREATE FUNCTION wl_provider_credential(p_tenant text, p_provider text)
+      RETURNS TABLE (key_id text, sealed bytea)
+      LANGUAGE plpgsql VOLATILE SET search_path = public, pg_temp AS $$
+      BEGIN
+        ${SCOPE}
+        RETURN QUERY SELECT c.key_id, c.sealed FROM provider_credentials c
+          WHERE c.tenant_id = p_tenant AND c.provider = p_provider;
+      END
+    $$`,
     // A non-idempotent call is about to start: from here a crash leaves an unknown outcome.
     `CREATE FUNCTION wl_tool_call_running(p_tenant text, p_call text) RETURNS void
       LANGUAGE plpgsql VOLATILE SET search_path = public, pg_temp AS $$
@@ -212,6 +222,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, [
+    "DROP FUNCTION wl_provider_credential(text, text)",
     "DROP FUNCTION wl_open_wake(text, text, text, text, timestamptz, integer)",
     "DROP FUNCTION wl_claim_wakes(text, integer)",
     "DROP FUNCTION wl_session(text, text)",
