@@ -4,19 +4,17 @@ export type * from "./database";
 export { dropDatabase, dropRole, ensureDatabase, redactUrl } from "./database-admin";
 export { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
 export { type AppendInput, append, appendInTx, type NewEvent, type TraceHeaders } from "./event-store";
+export { expireIdempotencyKeys } from "./idempotency-keys";
+export { settleIdleInterrupt } from "./idle-interrupt";
 export { newId } from "./ids";
 export { readEventPayload, readJson, readSessionState } from "./json-readers";
 export {
   type AcquireLeaseInput,
   acquireLease,
-  type ExpiredLease,
-  expiredLeases,
   type FinishWakeInput,
   finishWake,
   type RenewLeaseInput,
-  type RequeueWakeInput,
   renewLease,
-  requeueWake,
 } from "./lease";
 export { migrateToLatest } from "./migrator";
 export { isConnectionFailure, isInsufficientPrivilege, isUniqueViolation } from "./pg-errors";
@@ -29,4 +27,12 @@ export {
 } from "./session-queries";
 export { scopeTransaction, withTenant } from "./tenant-scope";
 export { type ClaimWakesInput, claimWakesToPublish, tenantsWithHeldWakes } from "./wake-dispatch";
+export {
+  type ExpiredLease,
+  exhaustExpiredWake,
+  expiredLeases,
+  type RequeueWakeInput,
+  requeueWake,
+  rescheduleExpiredWake,
+} from "./wake-recovery";
 export { type OpenWakeInput, openWake, type QueuedWakeJob, staleQueuedWakes } from "./wakes";

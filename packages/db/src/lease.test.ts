@@ -8,9 +8,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { append, appendInTx } from "./event-store";
 import { newId } from "./ids";
-import { acquireLease, expiredLeases, finishWake, renewLease, requeueWake } from "./lease";
+import { acquireLease, finishWake, renewLease } from "./lease";
 import { isUniqueViolation } from "./pg-errors";
 import { getSession } from "./session-queries";
+import { expiredLeases, requeueWake } from "./wake-recovery";
 import { openWake } from "./wakes";
 
 let testDb: TestDatabase;

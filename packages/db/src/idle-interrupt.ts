@@ -1,14 +1,20 @@
 import { textContent } from "@wakeloop/contracts";
-import { appendInTx, type Database, type NewEvent, readSessionState, withTenant } from "@wakeloop/db";
 import { INTERRUPTED_BEFORE_RUN, unrunCallIds } from "@wakeloop/session-core";
 import type { Kysely } from "kysely";
+import type { Database } from "./database";
+import { appendInTx, type NewEvent } from "./event-store";
+import { readSessionState } from "./json-readers";
+import { withTenant } from "./tenant-scope";
 
 /**
- * An interrupt that reaches a session no wake holds (idle, waiting on approvals or client results) is
- * applied here: every call that has not run — pending, or answered and not yet run — gets an `is_error`
- * result and the turn ends. A session with an open wake is left to the worker that holds it.
+ * Settles an interrupt that reached a session no wake holds (idle, waiting on approvals or client
+ * results): every call that has not run — pending, or answered and not yet run — gets an `is_error`
+ * result and the turn ends. A session with an open wake is left to the worker that holds it. The check
+ * and the append share one transaction under the session row lock, so a wake opened or an event
+ * appended concurrently is seen either before the check or after the settlement, never in between.
+ * True when it appended.
  */
-export async function applyIdleInterrupt(
+export function settleIdleInterrupt(
   db: Kysely<Database>,
   target: { tenantId: string; sessionId: string },
 ): Promise<boolean> {
