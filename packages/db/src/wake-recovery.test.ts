@@ -2,7 +2,7 @@ import {
   createTestDatabase,
   type SeededAgent,
   seedAgent,
-  seedSession,
+  seedWake,
   type TestDatabase,
 } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,24 +28,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A session whose wake a worker took with a lease of `ttlMs`, past its expiry when `ttlMs` is tiny. */
 async function heldWake(ttlMs: number): Promise<{ sessionId: string; wakeId: string }> {
-  const session = await seedSession(testDb.db, seeded);
-  const wake = await openWake(testDb.db, {
-    tenantId: seeded.tenantId,
-    sessionId: session.id,
-    reason: "user_message",
-  });
-  if (wake === null) throw new Error("a new session has no open wake");
+  const target = await seedWake(testDb.db, seeded);
   const lease = await acquireLease(testDb.db, {
     tenantId: seeded.tenantId,
-    sessionId: session.id,
-    wakeId: wake.id,
+    ...target,
     workerId: "stalled",
     ttlMs,
     events: [{ type: "session.status_running" }],
   });
   expect(lease?.epoch).toBe(1);
   await sleep(ttlMs + 10);
-  return { sessionId: session.id, wakeId: wake.id };
+  return target;
 }
 
 async function expiredLease(wakeId: string): Promise<ExpiredLease> {
