@@ -80,6 +80,32 @@ describe("settleIdleInterrupt", () => {
     expect((await getSession(testDb.db, target.tenantId, target.sessionId))?.last_seq).toBe(5);
   });
 
+  it("answers a session with nothing to settle without waiting for its row lock", async () => {
+    // The gateway appending the client's next message holds the row right after a turn's idle.
+    const target = await waitingSession();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = testDb.db.transaction().execute(async (trx) => {
+      await trx.selectFrom("sessions").select("id").where("id", "=", target.sessionId).forUpdate().execute();
+      locked();
+      await held;
+    });
+    await lockTaken;
+    const answer = await Promise.race([
+      settleIdleInterrupt(testDb.appDb, target),
+      new Promise((resolve) => setTimeout(() => resolve("blocked"), 2_000)),
+    ]);
+    release();
+    await holder;
+    expect(answer).toBe(false);
+  });
+
   it("appends nothing without an interrupt, or for a running or unknown session", async () => {
     const waiting = await waitingSession();
     expect(await settleIdleInterrupt(testDb.appDb, waiting)).toBe(false);

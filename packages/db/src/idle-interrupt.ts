@@ -1,10 +1,15 @@
-import { textContent } from "@wakeloop/contracts";
+import { type SessionState, textContent } from "@wakeloop/contracts";
 import { INTERRUPTED_BEFORE_RUN, unrunCallIds } from "@wakeloop/session-core";
 import type { Kysely } from "kysely";
 import type { Database } from "./database";
 import { appendInTx, type NewEvent } from "./event-store";
 import { readSessionState } from "./json-readers";
 import { withTenant } from "./tenant-scope";
+
+/** Idle, and either interrupted or left with calls an interrupt stopped (a worker idled before it saw it). */
+function needsSettling(state: SessionState): boolean {
+  return state.status === "idle" && (state.interrupt_requested || state.interrupted_call_ids.length > 0);
+}
 
 /**
  * Settles an interrupt that reached a session no wake holds (idle, waiting on approvals or client
@@ -19,19 +24,24 @@ export function settleIdleInterrupt(
   target: { tenantId: string; sessionId: string },
 ): Promise<boolean> {
   return withTenant(db, target.tenantId, async (trx) => {
-    const session = await trx
-      .selectFrom("sessions")
-      .select(["state"])
-      .where("tenant_id", "=", target.tenantId)
-      .where("id", "=", target.sessionId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (session === undefined) return false;
-    const state = readSessionState(session.state);
-    // Calls an interrupt stopped can also be left over by a worker that idled before it saw the
-    // interrupt; they are settled the same way.
-    if (state.status !== "idle" || (!state.interrupt_requested && state.interrupted_call_ids.length === 0))
-      return false;
+    const session = (forUpdate: boolean) => {
+      const query = trx
+        .selectFrom("sessions")
+        .select("state")
+        .where("tenant_id", "=", target.tenantId)
+        .where("id", "=", target.sessionId);
+      return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
+    };
+    // Every turn's `session.status_idle` asks, and almost none has anything to settle: a first read
+    // without the row lock keeps those from blocking the append of the client's next message, which
+    // typically arrives right then (issue #9, dispatch tail). Only a session that needs it is locked
+    // and checked again.
+    const seen = await session(false);
+    if (seen === undefined || !needsSettling(readSessionState(seen.state))) return false;
+    const locked = await session(true);
+    if (locked === undefined) return false;
+    const state = readSessionState(locked.state);
+    if (!needsSettling(state)) return false;
     const openWake = await trx
       .selectFrom("wakes")
       .select("id")
