@@ -1,13 +1,10 @@
 import type { Bus } from "@wakeloop/bus";
 import {
-  append,
   type Database,
-  type ExpiredLease,
+  exhaustExpiredWake,
   expiredLeases,
-  requeueWake,
+  rescheduleExpiredWake,
   staleQueuedWakes,
-  type WakeRow,
-  withTenant,
 } from "@wakeloop/db";
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
@@ -37,22 +34,25 @@ export async function sweepOnce(
   let requeued = 0;
   let exhausted = 0;
   for (const expired of await expiredLeases(db, now)) {
-    const outcome = await recoverWake(db, expired, options.maxAttempts);
-    if (outcome === null) continue;
-    if (outcome.status === "queued") {
-      requeued += 1;
-      log.warn(
-        { session_id: outcome.session_id, wake_id: outcome.id, attempt: outcome.attempt },
-        "lease expired; wake rescheduled",
-      );
-      await publishWakeJob(bus, outcome);
-    } else {
+    // A null outcome means the lease moved on (renewed, finished, another sweeper) since it was read.
+    if (expired.attempt >= options.maxAttempts) {
+      const failed = await exhaustExpiredWake(db, expired);
+      if (failed === null) continue;
       exhausted += 1;
       log.error(
-        { session_id: outcome.session_id, wake_id: outcome.id },
+        { session_id: failed.session_id, wake_id: failed.id },
         "lease expired too often; retries exhausted",
       );
+      continue;
     }
+    const wake = await rescheduleExpiredWake(db, expired);
+    if (wake === null) continue;
+    requeued += 1;
+    log.warn(
+      { session_id: wake.session_id, wake_id: wake.id, attempt: wake.attempt },
+      "lease expired; wake rescheduled",
+    );
+    await publishWakeJob(bus, wake);
   }
   let republished = 0;
   // Held wakes have no job yet (the dispatch publishes them); only published ones are republished.
@@ -64,60 +64,6 @@ export async function sweepOnce(
   }
   const dispatched = await dispatchHeldWakes(db, bus, options.maxWakesInFlight);
   return { requeued, exhausted, republished, dispatched };
-}
-
-async function recoverWake(
-  db: Kysely<Database>,
-  expired: ExpiredLease,
-  maxAttempts: number,
-): Promise<WakeRow | null> {
-  const expectedEpoch = expired.lease_epoch;
-  return withTenant(db, expired.tenant_id, async (trx) => {
-    const target = { tenantId: expired.tenant_id, sessionId: expired.session_id };
-    if (expired.attempt >= maxAttempts) {
-      // Session row first, then the wake row: the lock order every writer follows.
-      await trx
-        .selectFrom("sessions")
-        .select("id")
-        .where("id", "=", expired.session_id)
-        .forUpdate()
-        .execute();
-      const failed = await trx
-        .updateTable("wakes")
-        .set({ status: "failed", lease_expires_at: null, finished_at: new Date() })
-        .where("id", "=", expired.id)
-        .where("status", "=", "running")
-        .where("lease_epoch", "=", expectedEpoch)
-        .returningAll()
-        .executeTakeFirst();
-      if (failed === undefined) return null;
-      await trx
-        .updateTable("sessions")
-        .set((eb) => ({ lease_epoch: eb("lease_epoch", "+", 1) }))
-        .where("id", "=", expired.session_id)
-        .execute();
-      await append(trx, {
-        ...target,
-        events: [
-          {
-            type: "session.error",
-            wake_id: expired.id,
-            error: {
-              type: "lease_lost",
-              message: `the wake lost its worker ${expired.attempt} times`,
-              retry_status: { type: "exhausted" },
-            },
-          },
-          { type: "session.status_idle", wake_id: expired.id, stop_reason: { type: "retries_exhausted" } },
-        ],
-      });
-      return failed;
-    }
-    const wake = await requeueWake(trx, { tenantId: expired.tenant_id, wakeId: expired.id, expectedEpoch });
-    if (wake === null) return null;
-    await append(trx, { ...target, events: [{ type: "session.status_rescheduled", wake_id: wake.id }] });
-    return wake;
-  });
 }
 
 /** Runs `sweepOnce` every `intervalMs` until the signal aborts. */

@@ -1,12 +1,11 @@
 import { type Bus, createOutboxRelay, ensureConsumer, ensureStreams } from "@wakeloop/bus";
-import type { Database } from "@wakeloop/db";
+import { type Database, expireIdempotencyKeys } from "@wakeloop/db";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import type { OrchestratorConfig } from "./config";
 import { runSweeper } from "./lease-sweeper";
 import { runEvery } from "./periodic";
-import { expireIdempotencyKeys } from "./retention";
 import { eventsConsumers, watchSessions } from "./session-watcher";
 
 /**

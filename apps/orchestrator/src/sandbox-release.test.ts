@@ -1,13 +1,15 @@
 import { Writable } from "node:stream";
 import { type Bus, connectBus, type ServiceHandle } from "@wakeloop/bus";
-import { type SandboxReleaseRequest, WakeloopError } from "@wakeloop/contracts";
-import { createSession, newId } from "@wakeloop/db";
-import { createSandboxClient, sandboxService } from "@wakeloop/sandbox-client";
+import type { SandboxReleaseRequest } from "@wakeloop/contracts";
+import { createSandboxClient } from "@wakeloop/sandbox-client";
+import { serveReleaseStandIn } from "@wakeloop/sandbox-client/testing";
 import { createLogger } from "@wakeloop/telemetry";
 import {
   createTestDatabase,
   type SeededAgent,
   seedAgent,
+  seedEnvironment,
+  seedSession,
   type TestDatabase,
   testNatsUrl,
   testPrefix,
@@ -52,47 +54,15 @@ afterAll(async () => {
 });
 
 async function newSession(withEnvironment: boolean): Promise<string> {
-  let environmentId: string | null = null;
-  if (withEnvironment) {
-    environmentId = newId("environment");
-    await database.db
-      .insertInto("environments")
-      .values({
-        id: environmentId,
-        tenant_id: seeded.tenantId,
-        name: "env",
-        spec: JSON.stringify({ name: "env" }),
-      })
-      .execute();
-  }
-  const session = await createSession(database.db, {
-    tenantId: seeded.tenantId,
-    agentId: seeded.agentId,
-    agentVersion: seeded.agentVersion,
-    environmentId,
-    parentSessionId: null,
-    title: null,
-    metadata: {},
-    budget: { max_total_tokens: null },
-  });
-  return session.id;
+  const environmentId = withEnvironment ? await seedEnvironment(database.db, seeded) : undefined;
+  return (await seedSession(database.db, seeded, { environmentId })).id;
 }
 
 /** A runner stand-in that records release requests and answers with `answer`. */
 function serveRunner(answer: () => Promise<{ released: boolean }>): SandboxReleaseRequest[] {
-  const requests: SandboxReleaseRequest[] = [];
-  const unused = () => Promise.reject(new WakeloopError("not_in_this_test", "not used by this test"));
-  served = bus.serve(sandboxService, {
-    ensure: unused,
-    execute: unused,
-    cancel: unused,
-    describe: unused,
-    release: async (request) => {
-      requests.push(request);
-      return answer();
-    },
-  });
-  return requests;
+  const standIn = serveReleaseStandIn(bus, answer);
+  served = standIn.handle;
+  return standIn.requests;
 }
 
 const deps = () => ({ db: database.db, sandbox: createSandboxClient(bus, { releaseTimeoutMs: 500 }), log });

@@ -1,4 +1,4 @@
-import { type Database, withTenant } from "@wakeloop/db";
+import { type Database, getSession } from "@wakeloop/db";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
@@ -23,14 +23,7 @@ export async function releaseSandbox(
   deliveryCount: number,
 ): Promise<void> {
   if (deps.sandbox === null) return;
-  const session = await withTenant(deps.db, target.tenantId, (trx) =>
-    trx
-      .selectFrom("sessions")
-      .select("environment_id")
-      .where("tenant_id", "=", target.tenantId)
-      .where("id", "=", target.sessionId)
-      .executeTakeFirst(),
-  );
+  const session = await getSession(deps.db, target.tenantId, target.sessionId);
   if (session?.environment_id == null) return;
   const log = deps.log.child({ session_id: target.sessionId });
   try {

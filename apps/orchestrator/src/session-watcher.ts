@@ -1,10 +1,9 @@
 import { type Bus, type ConsumeHandler, withConsumer } from "@wakeloop/bus";
 import type { EventType, SessionEvent } from "@wakeloop/contracts";
-import type { Database } from "@wakeloop/db";
+import { type Database, settleIdleInterrupt } from "@wakeloop/db";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
-import { applyIdleInterrupt } from "./idle-interrupt";
 import { releaseSandbox } from "./sandbox-release";
 import { dispatchWakes } from "./wake-dispatch";
 import { scheduleIfNeeded } from "./wake-scheduler";
@@ -37,7 +36,7 @@ export function eventsConsumers(bus: Bus) {
   return WATCHED.map(({ durable, type }) =>
     withConsumer(bus.catalog.events, {
       durable,
-      filterSubject: `${bus.subjects.prefix}.evt.*.*.${type}`,
+      filterSubject: bus.subjects.evtFilter(type),
       ackWaitMs: 30_000,
       maxDeliver: 10,
       deliverPolicy: "all",
@@ -62,11 +61,12 @@ export function watchSessions(deps: {
 }): Promise<void> {
   const { db, bus, log } = deps;
   const handle: ConsumeHandler<SessionEvent> = async ({ data: event, subject, deliveryCount }) => {
-    const tenantId = subject.split(".")[bus.subjects.prefix.split(".").length + 1];
+    // The stream holds only subjects its catalog entry built, so a null here is not a session event.
+    const tenantId = bus.subjects.parseEvt(subject)?.tenant;
     if (tenantId === undefined) return;
     const target = { tenantId, sessionId: event.session_id };
     if (event.type === "user.interrupt" || event.type === "session.status_idle") {
-      if (await applyIdleInterrupt(db, target)) {
+      if (await settleIdleInterrupt(db, target)) {
         log.info({ session_id: event.session_id }, "interrupt applied to idle session");
         return;
       }

@@ -1,11 +1,11 @@
 import { type Bus, connectBus, ensureStreams } from "@wakeloop/bus";
-import { acquireLease, append, openWake } from "@wakeloop/db";
+import { acquireLease, append } from "@wakeloop/db";
 import {
   cleanupPrefix,
   createTestDatabase,
   type SeededAgent,
   seedAgent,
-  seedSession,
+  seedWake,
   type TestDatabase,
   testNatsUrl,
   testPrefix,
@@ -39,16 +39,7 @@ async function queuedJobs(): Promise<number> {
 
 async function heldWakes(seeded: SeededAgent, count: number): Promise<string[]> {
   const ids: string[] = [];
-  for (let index = 0; index < count; index++) {
-    const session = await seedSession(database.db, seeded);
-    const wake = await openWake(database.db, {
-      tenantId: seeded.tenantId,
-      sessionId: session.id,
-      reason: "user_message",
-    });
-    if (wake === null) throw new Error("a new session has no open wake");
-    ids.push(wake.id);
-  }
+  for (let index = 0; index < count; index++) ids.push((await seedWake(database.db, seeded)).wakeId);
   return ids;
 }
 

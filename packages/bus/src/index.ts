@@ -46,5 +46,5 @@ export {
   type ServiceHandlers,
   serve,
 } from "./service";
-export { DEFAULT_PREFIX, type Subjects, streamNamePrefix, subjects } from "./subjects";
+export { DEFAULT_PREFIX, type EvtSubject, type Subjects, streamNamePrefix, subjects } from "./subjects";
 export { extractTraceContext, injectTraceContext } from "./trace-context";

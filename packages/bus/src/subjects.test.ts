@@ -13,6 +13,38 @@ describe("subjects", () => {
     expect(s.sessionEvents("tnt_1", "sesn_1")).toBe("wl.evt.tnt_1.sesn_1.>");
   });
 
+  it("reads an event subject back into what built it", () => {
+    const s = subjects("acme.prod");
+    for (const [tenant, session, type] of [
+      ["tnt_1", "sesn_1", "user.message"],
+      ["tnt-2", "sesn_2", "session.status_idle"],
+      ["t", "s", "span.model_request_start"],
+    ] as const) {
+      expect(s.parseEvt(s.evt(tenant, session, type))).toEqual({ tenant, session, type });
+    }
+  });
+
+  it("reads nothing from a subject evt could not have built under this prefix", () => {
+    const s = subjects("acme.prod");
+    expect(subjects("acme").parseEvt(s.evt("t", "s", "user.message"))).toBeNull();
+    expect(s.parseEvt(s.wake("t", "s"))).toBeNull();
+    expect(s.parseEvt("acme.prod.evt.t.s")).toBeNull();
+    expect(s.parseEvt("acme.prod.evt.t.s.")).toBeNull();
+    expect(s.parseEvt("acme.prod.evt.t..user.message")).toBeNull();
+    expect(s.parseEvt("acme.prod.evt.*.s.user.message")).toBeNull();
+    expect(s.parseEvt("acme.prodx.evt.t.s.user.message")).toBeNull();
+  });
+
+  it("filters one event type or family across tenants and sessions", () => {
+    const s = subjects("wl");
+    expect(s.evtFilter("session.status_idle")).toBe("wl.evt.*.*.session.status_idle");
+    expect(s.evtFilter("user.>")).toBe("wl.evt.*.*.user.>");
+    expect(() => s.evtFilter("user.>.message")).toThrow(
+      expect.objectContaining({ code: "bus_invalid_subject_token" }),
+    );
+    expect(() => s.evtFilter("*")).toThrow();
+  });
+
   it("names streams after the prefix in upper case without dots", () => {
     expect(subjects("t1a2").stream("events")).toBe("T1A2_EVENTS");
     expect(subjects("acme.prod").stream("dlq")).toBe("ACME_PROD_DLQ");

@@ -22,18 +22,16 @@ export {
   type ToolCallWrites,
   type TraceHeaders,
 } from "./event-store";
+export { expireIdempotencyKeys } from "./idempotency-keys";
+export { settleIdleInterrupt } from "./idle-interrupt";
 export { newId } from "./ids";
 export { readEventPayload, readJson, readSessionState } from "./json-readers";
 export {
   type AcquiredLease,
   type AcquireLeaseInput,
   acquireLease,
-  type ExpiredLease,
-  expiredLeases,
   type RenewLeaseInput,
-  type RequeueWakeInput,
   renewLease,
-  requeueWake,
 } from "./lease";
 export { migrateToLatest } from "./migrator";
 export { isConnectionFailure, isInsufficientPrivilege, isUniqueViolation } from "./pg-errors";
@@ -47,6 +45,14 @@ export {
 export { scopeTransaction, withTenant } from "./tenant-scope";
 export { markToolCallRunning, startedToolCalls } from "./tool-calls";
 export { type ClaimWakesInput, claimWakesToPublish, tenantsWithHeldWakes } from "./wake-dispatch";
+export {
+  type ExpiredLease,
+  exhaustExpiredWake,
+  expiredLeases,
+  type RequeueWakeInput,
+  requeueWake,
+  rescheduleExpiredWake,
+} from "./wake-recovery";
 export {
   type OpenWakeInput,
   openWake,

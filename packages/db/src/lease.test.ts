@@ -2,15 +2,16 @@ import {
   createTestDatabase,
   type SeededAgent,
   seedAgent,
-  seedSession,
+  seedWake,
   type TestDatabase,
 } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { append } from "./event-store";
 import { newId } from "./ids";
-import { acquireLease, expiredLeases, renewLease, requeueWake } from "./lease";
+import { acquireLease, renewLease } from "./lease";
 import { isUniqueViolation } from "./pg-errors";
 import { getSession } from "./session-queries";
+import { expiredLeases, requeueWake } from "./wake-recovery";
 import { openWake } from "./wakes";
 
 let testDb: TestDatabase;
@@ -22,16 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => testDb.drop());
 
-async function sessionWithWake(): Promise<{ sessionId: string; wakeId: string }> {
-  const session = await seedSession(testDb.db, seeded);
-  const wake = await openWake(testDb.db, {
-    tenantId: seeded.tenantId,
-    sessionId: session.id,
-    reason: "user_message",
-  });
-  if (wake === null) throw new Error("a new session has no open wake");
-  return { sessionId: session.id, wakeId: wake.id };
-}
+const sessionWithWake = () => seedWake(testDb.db, seeded);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,8 +1,8 @@
 import { WakeloopError } from "@wakeloop/contracts";
-import { type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from "kysely";
-import type { Database, SessionsTable, WakeRow } from "./database";
+import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
+import type { Database, SessionsTable } from "./database";
 import { type SessionRow, sessionFromRow } from "./event-rows";
-import { scopeTransaction, withTenant } from "./tenant-scope";
+import { withTenant } from "./tenant-scope";
 
 /*
  * Leases and fencing (invariant 3). A worker owns a session while its wake is `running` with an
@@ -98,74 +98,4 @@ export async function renewLease(db: Kysely<Database>, input: RenewLeaseInput): 
       .executeTakeFirst(),
   );
   return renewed !== undefined;
-}
-
-/** What the sweeper learns of an expired lease before it acts as the wake's tenant. */
-export type ExpiredLease = Pick<WakeRow, "id" | "tenant_id" | "session_id" | "attempt"> & {
-  lease_epoch: number;
-};
-
-/**
- * Running wakes whose lease expired before `now`, oldest first, across tenants (the sweeper's view):
- * one of the few tenant-blind reads, so it goes through a definer function that returns only ids.
- */
-export async function expiredLeases(db: Kysely<Database>, now: Date, limit = 100): Promise<ExpiredLease[]> {
-  const result = await sql<ExpiredLease>`SELECT * FROM wl_expired_leases(${now}, ${limit})`.execute(db);
-  return result.rows;
-}
-
-export interface RequeueWakeInput {
-  tenantId: string;
-  wakeId: string;
-  /** The epoch the sweeper saw expire; a renewal or a newer lease since then makes this a no-op. */
-  expectedEpoch: number;
-}
-
-/**
- * Puts a wake whose lease expired back in the queue (attempt + 1) and bumps the session's epoch, so
- * the stalled worker is fenced out. Runs in the caller's transaction, which appends
- * `session.status_rescheduled` with it. Returns the re-queued wake, or null when the lease was
- * renewed, finished or already re-queued in the meantime.
- */
-export async function requeueWake(
-  trx: Transaction<Database>,
-  input: RequeueWakeInput,
-): Promise<WakeRow | null> {
-  await scopeTransaction(trx, input.tenantId);
-  const target = await trx
-    .selectFrom("wakes")
-    .select("session_id")
-    .where("id", "=", input.wakeId)
-    .where("tenant_id", "=", input.tenantId)
-    .executeTakeFirst();
-  if (target === undefined) return null;
-  await trx
-    .selectFrom("sessions")
-    .select("id")
-    .where("id", "=", target.session_id)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
-  const wake = await trx
-    .updateTable("wakes")
-    .set((eb) => ({
-      status: "queued",
-      attempt: eb("attempt", "+", 1),
-      worker_id: null,
-      lease_epoch: null,
-      lease_expires_at: null,
-      due_at: sql<Date>`now()`,
-    }))
-    .where("id", "=", input.wakeId)
-    .where("status", "=", "running")
-    .where("lease_epoch", "=", input.expectedEpoch)
-    .where("lease_expires_at", "<", sql<Date>`now()`)
-    .returningAll()
-    .executeTakeFirst();
-  if (wake === undefined) return null;
-  await trx
-    .updateTable("sessions")
-    .set((eb) => ({ lease_epoch: eb("lease_epoch", "+", 1) }))
-    .where("id", "=", target.session_id)
-    .execute();
-  return wake;
 }

@@ -8,6 +8,7 @@ import {
   ensureDatabase,
   migrateToLatest,
   newId,
+  openWake,
   type SessionRow,
 } from "@wakeloop/db";
 
@@ -93,16 +94,45 @@ export async function seedAgent(db: TestDatabase["db"]): Promise<SeededAgent> {
   return { tenantId, agentId, agentVersion: 1 };
 }
 
-/** A session of the seeded agent with no environment, parent, title or budget. */
-export function seedSession(db: TestDatabase["db"], seeded: SeededAgent): Promise<SessionRow> {
+/** A session of the seeded agent with no parent, title or budget, and no environment unless given one. */
+export function seedSession(
+  db: TestDatabase["db"],
+  seeded: SeededAgent,
+  options: { environmentId?: string } = {},
+): Promise<SessionRow> {
   return createSession(db, {
     tenantId: seeded.tenantId,
     agentId: seeded.agentId,
     agentVersion: seeded.agentVersion,
-    environmentId: null,
+    environmentId: options.environmentId ?? null,
     parentSessionId: null,
     title: null,
     metadata: {},
     budget: { max_total_tokens: null },
   });
+}
+
+/** An environment of the seeded agent's tenant, for sessions that have a sandbox. */
+export async function seedEnvironment(db: TestDatabase["db"], seeded: SeededAgent): Promise<string> {
+  const id = newId("environment");
+  await db
+    .insertInto("environments")
+    .values({ id, tenant_id: seeded.tenantId, name: "env", spec: JSON.stringify({ name: "env" }) })
+    .execute();
+  return id;
+}
+
+/** A new session of the seeded agent with one queued wake, not yet published. */
+export async function seedWake(
+  db: TestDatabase["db"],
+  seeded: SeededAgent,
+): Promise<{ sessionId: string; wakeId: string }> {
+  const session = await seedSession(db, seeded);
+  const wake = await openWake(db, {
+    tenantId: seeded.tenantId,
+    sessionId: session.id,
+    reason: "user_message",
+  });
+  if (wake === null) throw new Error("a new session has no open wake");
+  return { sessionId: session.id, wakeId: wake.id };
 }

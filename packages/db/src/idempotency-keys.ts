@@ -1,5 +1,5 @@
-import type { Database } from "@wakeloop/db";
 import { type Kysely, sql } from "kysely";
+import type { Database } from "./database";
 
 /**
  * Forgets `Idempotency-Key` records older than the window in which a client may retry. After it, the

@@ -1,6 +1,6 @@
 import { createTestDatabase, seedAgent, type TestDatabase } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expireIdempotencyKeys } from "./retention";
+import { expireIdempotencyKeys } from "./idempotency-keys";
 
 let testDb: TestDatabase;
 
