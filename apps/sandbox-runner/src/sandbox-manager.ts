@@ -257,7 +257,7 @@ export class SandboxManager {
     this.assertOwner(sandbox, tenantId);
     const channel = sandbox.container?.channel;
     if (!channel || channel.closed) return false;
-    const { cancelled } = await channel.call<{ cancelled: boolean }>("call.cancel", { callId: toolCallId });
+    const { cancelled } = await channel.call("call.cancel", { callId: toolCallId });
     return cancelled;
   }
 
@@ -526,9 +526,7 @@ export class SandboxManager {
   private async saveShells(sandbox: Sandbox): Promise<void> {
     const channel = sandbox.container?.channel;
     if (!channel || channel.closed) return;
-    const { states } = await channel.call<{
-      states: Record<string, { cwd: string; env: Record<string, string>; unset: string[] }>;
-    }>("shell.states", {}, { timeoutMs: 5_000 });
+    const { states } = await channel.call("shell.states", {}, { timeoutMs: 5_000 });
     await this.store.saveShellStates(sandbox.binding.session_id, states);
   }
 
