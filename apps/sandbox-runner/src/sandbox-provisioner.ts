@@ -2,7 +2,7 @@ import type { SandboxEnsureRequest, SandboxProvisioning } from "@wakeloop/contra
 import type Docker from "dockerode";
 import { LABEL, sessionContainerName, substrateVolumeName } from "./labels";
 import { poolKey } from "./pool-key";
-import { ensureSubstrateVolume, type ProvisionDeps, provisionContainer } from "./provision";
+import { ensureSubstrateVolume, type ProvisionDeps, type Provisioned, provisionContainer } from "./provision";
 import { reconcile } from "./reconcile";
 import { removeContainer, SandboxContainer } from "./sandbox-container";
 import type { HeldSandbox, SandboxRegistry } from "./sandbox-registry";
@@ -11,6 +11,18 @@ import type { Binding, SessionStore } from "./session-store";
 import type { ShellStatePersistence } from "./shell-state";
 import type { TenantQuota } from "./tenant-quota";
 import type { WarmPool } from "./warm-pool";
+
+/** What a binding says about the session, whichever container it is bound to. */
+type SessionPart = Omit<Binding, "container_id" | "workspace_volume" | "network">;
+
+function bindingOf(session: SessionPart, provisioned: Provisioned): Binding {
+  return {
+    ...session,
+    container_id: provisioned.container.id,
+    workspace_volume: provisioned.workspace,
+    network: provisioned.network,
+  };
+}
 
 export type SandboxProvisionerDeps = {
   provision: ProvisionDeps;
@@ -97,12 +109,7 @@ export class SandboxProvisioner {
       substrateVolume: binding.substrate_volume,
       ...(workspaceExists ? { workspace: binding.workspace_volume } : {}),
     });
-    sandbox.binding = {
-      ...binding,
-      container_id: provisioned.container.id,
-      workspace_volume: provisioned.workspace,
-      network: provisioned.network,
-    };
+    sandbox.binding = bindingOf(binding, provisioned);
     sandbox.container = provisioned.container;
     await store.saveBinding(sandbox.binding);
     status.watch(sandbox, await provisioned.container.connect());
@@ -113,7 +120,7 @@ export class SandboxProvisioner {
   private async provision(
     request: SandboxEnsureRequest,
   ): Promise<{ sandbox: HeldSandbox; provisioning: SandboxProvisioning }> {
-    const { provision, pool, store, runnerId } = this.deps;
+    const { provision, pool, runnerId } = this.deps;
     const environment = request.environment;
     const substrateVolume = request.agent_id
       ? substrateVolumeName(request.tenant_id, request.agent_id)
@@ -133,19 +140,12 @@ export class SandboxProvisioner {
     const name = sessionContainerName(runnerId, request.session_id);
     const claimed = pool.claim(key);
     if (claimed) {
-      const binding = {
-        ...bindingBase,
-        container_id: claimed.container.id,
-        workspace_volume: claimed.workspace,
-        network: claimed.network,
-      };
-      await store.saveBinding(binding);
+      const sandbox = await this.hold(bindingBase, claimed);
       // The name is for people reading `docker ps`; the binding file is what adoption trusts, so the
       // rename (tens of ms in Docker) stays off the claim's path.
       void removeContainer(this.docker, name)
         .then(() => claimed.container.container.rename({ name }))
         .catch(() => undefined);
-      const sandbox = this.track(binding, claimed.container);
       return { sandbox, provisioning: "warm" };
     }
     await removeContainer(this.docker, name); // left by a crash before its binding was written
@@ -155,14 +155,7 @@ export class SandboxProvisioner {
       environment,
       substrateVolume,
     });
-    const binding = {
-      ...bindingBase,
-      container_id: provisioned.container.id,
-      workspace_volume: provisioned.workspace,
-      network: provisioned.network,
-    };
-    await store.saveBinding(binding);
-    const sandbox = this.track(binding, provisioned.container);
+    const sandbox = await this.hold(bindingBase, provisioned);
     this.deps.status.watch(sandbox, await provisioned.container.connect());
     return { sandbox, provisioning: "cold" };
   }
@@ -171,9 +164,12 @@ export class SandboxProvisioner {
     return { [LABEL.runner]: this.deps.runnerId, [LABEL.session]: sessionId, [LABEL.tenant]: tenantId };
   }
 
-  private track(binding: Binding, container: SandboxContainer): HeldSandbox {
-    const sandbox = this.deps.registry.hold(binding, container, "provisioning");
-    if (container.channel) this.deps.status.watch(sandbox, container.channel);
+  /** Writes the session's binding to `provisioned` and holds the sandbox (still `provisioning`). */
+  private async hold(base: SessionPart, provisioned: Provisioned): Promise<HeldSandbox> {
+    const binding = bindingOf(base, provisioned);
+    await this.deps.store.saveBinding(binding);
+    const sandbox = this.deps.registry.hold(binding, provisioned.container, "provisioning");
+    if (provisioned.container.channel) this.deps.status.watch(sandbox, provisioned.container.channel);
     return sandbox;
   }
 

@@ -30,22 +30,25 @@ export const AgentLimitDelta = z
   .nullable();
 export type AgentLimitDelta = z.infer<typeof AgentLimitDelta>;
 
-const RunStatus = z.enum(["running", "exited"]);
-
-export const AgentCommandSummary = z.object({
-  commandId: z.string(),
-  shellId: z.string(),
-  kind: z.enum(["exec", "run", "bash"]),
+/** How a command or process ran, as far as it has: the same fields in shells' and processes' summaries. */
+const RunOutcome = {
   command: z.string(),
-  status: RunStatus,
+  status: z.enum(["running", "exited"]),
   exitCode: z.number().int().nullable(),
   signal: z.string().nullable(),
   timedOut: z.boolean(),
   cancelled: z.boolean(),
   limits: AgentLimitDelta,
   startedAt: Timestamp,
-  endedAt: Timestamp.nullable(),
   outputChars: Count,
+};
+
+export const AgentCommandSummary = z.object({
+  commandId: z.string(),
+  shellId: z.string(),
+  kind: z.enum(["exec", "run", "bash"]),
+  ...RunOutcome,
+  endedAt: Timestamp.nullable(),
   outputPreview: z.string(),
 });
 export type AgentCommandSummary = z.infer<typeof AgentCommandSummary>;
@@ -90,17 +93,9 @@ export type AgentShellIdle = z.infer<typeof AgentShellIdle>;
 export const AgentProcessSummary = z.object({
   processId: z.string(),
   commandId: z.string().nullable(),
-  command: z.string(),
-  status: RunStatus,
+  ...RunOutcome,
   background: z.boolean(),
-  exitCode: z.number().int().nullable(),
-  signal: z.string().nullable(),
-  timedOut: z.boolean(),
-  cancelled: z.boolean(),
-  limits: AgentLimitDelta,
-  startedAt: Timestamp,
   durationMs: z.number(),
-  outputChars: Count,
   stdinOpen: z.boolean(),
 });
 export type AgentProcessSummary = z.infer<typeof AgentProcessSummary>;
