@@ -12,10 +12,11 @@ import { buildSync } from "esbuild";
 // but no code: the bundle may require nothing but Node's own modules (checked below).
 
 /**
- * The entry point: beside this module when the runner runs from source (src/), or in the package's
- * src/ when it runs compiled from a sibling directory (dist/); the sources ship with the package.
+ * The entry point: beside this module when the runner runs from source (src/), or compiled beside it
+ * (a build that emits src/agent/*.ts as dist/agent/*.js), or in the package's src/ when the runner
+ * runs from a bundle in a sibling directory (dist/main.js); the sources ship with the package.
  */
-const ENTRY_CANDIDATES = ["./agent/main.ts", "../src/agent/main.ts"].map((path) =>
+const ENTRY_CANDIDATES = ["./agent/main.ts", "./agent/main.js", "../src/agent/main.ts"].map((path) =>
   fileURLToPath(new URL(path, import.meta.url)),
 );
 
