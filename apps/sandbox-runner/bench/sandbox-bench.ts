@@ -77,7 +77,7 @@ export async function runSandboxBench(
     await session.ensure();
     const channel = cold[0]?.container.channel;
     if (!channel) throw new Error("no cold container to measure the channel on");
-    result.agent_echo_round_trip_ms = await sample(roundTrips, () => channel.call("hello"));
+    result.agent_echo_round_trip_ms = await sample(roundTrips, () => channel.call("hello", {}));
     result.command_true_channel_ms = await sample(roundTrips, () =>
       channel.call("cmd.run", { argv: ["true"], command: "true", maxChars: 1_000 }),
     );

@@ -20,22 +20,31 @@ function channel() {
 describe("AgentChannel", () => {
   it("resolves a call with its reply", async () => {
     const { stream, channel: agent } = channel();
-    const answer = agent.call<{ pong: boolean }>("ping");
-    stream.push(frame('{"id":1,"ok":true,"result":{"pong":true}}\n'));
-    await expect(answer).resolves.toEqual({ pong: true });
+    const answer = agent.call("call.cancel", { callId: "call_1" });
+    stream.push(frame('{"id":1,"ok":true,"result":{"cancelled":true}}\n'));
+    await expect(answer).resolves.toEqual({ cancelled: true });
+  });
+
+  it("rejects a call the agent answered with an error, keeping the channel open", async () => {
+    const { stream, channel: agent } = channel();
+    const answer = agent.call("fs.stat", { path: "missing" });
+    stream.push(frame('{"id":1,"ok":false,"error":{"code":"path_not_found","message":"missing"}}\n'));
+    await expect(answer).rejects.toMatchObject({ name: "AgentCallError", code: "path_not_found" });
+    expect(agent.closed).toBe(false);
   });
 
   it.each([
     ["null", "null\n"],
     ["a reply without its error", '{"id":1,"ok":false}\n'],
     ["not JSON", `${"x".repeat(1_000)}\n`],
+    ["a result that is not the op's", '{"id":1,"ok":true,"result":{"processes":[{"processId":7}]}}\n'],
   ])("closes on %s instead of throwing, failing the calls in flight", async (_what, line) => {
     const { stream, stderr, channel: agent } = channel();
-    const answer = agent.call("ping");
+    const answer = agent.call("proc.list", {});
     stream.push(frame(line));
     await expect(answer).rejects.toMatchObject({ code: "sandbox_channel_closed" });
     expect(agent.closed).toBe(true);
     expect(stderr.join("\n")).toContain("closing it");
-    await expect(agent.call("ping")).rejects.toMatchObject({ code: "sandbox_channel_closed" });
+    await expect(agent.call("proc.list", {})).rejects.toMatchObject({ code: "sandbox_channel_closed" });
   });
 });

@@ -1,14 +1,21 @@
 import type { Duplex } from "node:stream";
-import { WakeloopError } from "@wakeloop/contracts";
+import {
+  type AgentArgs,
+  type AgentOp,
+  AgentOps,
+  AgentReply,
+  type AgentResult,
+  WakeloopError,
+} from "@wakeloop/contracts";
 import type Docker from "dockerode";
-import { z } from "zod";
+import type { z } from "zod";
 import { FrameReader } from "./agent-frames";
 
 // The long-lived command channel: the container's main process is the agent, and the runner talks
 // to it over the container's attached stdio (one JSON request/reply per line). Attaching once per
 // container, instead of one `docker exec` per call, is what makes a warm round trip cost ~1 ms.
 // The other end is inside the sandbox: a reply that is too big, is not JSON or does not match the
-// protocol closes the channel (its calls fail, the sandbox turns to `error` and is re-attached on the
+// protocol (`AgentReply`, and the op's result schema) closes the channel (its calls fail, the sandbox turns to `error` and is re-attached on the
 // next call); it never throws in the runner and never makes it buffer without bound.
 
 /**
@@ -20,19 +27,12 @@ const MAX_REPLY_BYTES = 96 * 1024 * 1024;
 const STDERR_LOG_BYTES = 64 * 1024;
 
 type Pending = {
+  op: AgentOp;
+  result: z.ZodType;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout | undefined;
 };
-
-const Reply = z.discriminatedUnion("ok", [
-  z.object({ id: z.number().int().positive(), ok: z.literal(true), result: z.unknown() }),
-  z.object({
-    id: z.number().int().positive(),
-    ok: z.literal(false),
-    error: z.object({ code: z.string().max(200), message: z.string().max(100_000) }),
-  }),
-]);
 
 /** An error the agent reported about the request itself (bad path, busy shell…): the model's to see. */
 export class AgentCallError extends WakeloopError {
@@ -88,10 +88,11 @@ export class AgentChannel {
     else this.closeListeners.push(listener);
   }
 
-  call<T>(op: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<T> {
+  /** Sends `op` and resolves with its result, parsed with the op's result schema. */
+  call<Op extends AgentOp>(op: Op, args: AgentArgs<Op>, options: CallOptions = {}): Promise<AgentResult<Op>> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<AgentResult<Op>>((resolve, reject) => {
       const timer =
         options.timeoutMs === undefined
           ? undefined
@@ -107,7 +108,13 @@ export class AgentChannel {
                 ),
               );
             }, options.timeoutMs);
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, timer });
+      this.pending.set(id, {
+        op,
+        result: AgentOps[op].result,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        timer,
+      });
       this.stream.write(`${JSON.stringify({ id, op, args })}\n`);
     });
   }
@@ -125,7 +132,7 @@ export class AgentChannel {
       this.violation(`a line that is not JSON: ${line.slice(0, 200)}`);
       return;
     }
-    const parsed = Reply.safeParse(json);
+    const parsed = AgentReply.safeParse(json);
     if (!parsed.success) {
       this.violation(`a line that is not a reply: ${line.slice(0, 200)}`);
       return;
@@ -133,10 +140,23 @@ export class AgentChannel {
     const reply = parsed.data;
     const pending = this.pending.get(reply.id);
     if (!pending) return; // answered after its timeout
-    this.pending.delete(reply.id);
+    if (!reply.ok) {
+      this.settle(reply.id, pending);
+      pending.reject(new AgentCallError(reply.error.code, reply.error.message));
+      return;
+    }
+    const result = pending.result.safeParse(reply.result);
+    if (!result.success) {
+      this.violation(`a ${pending.op} result that does not match its schema: ${line.slice(0, 200)}`);
+      return;
+    }
+    this.settle(reply.id, pending);
+    pending.resolve(result.data);
+  }
+
+  private settle(id: number, pending: Pending): void {
+    this.pending.delete(id);
     clearTimeout(pending.timer);
-    if (reply.ok) pending.resolve(reply.result);
-    else pending.reject(new AgentCallError(reply.error.code, reply.error.message));
   }
 
   private onStderrChunk(chunk: Buffer): void {

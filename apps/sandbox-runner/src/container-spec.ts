@@ -7,7 +7,7 @@ export const SUBSTRATE_MOUNT = "/workspace/agent";
 export const SANDBOX_HOME = "/home/sandbox";
 /**
  * The container starts as root, but only the agent is root, and barely: it keeps CAP_SETUID and
- * CAP_SETGID (to start commands as 1000) and works as uid 1000 otherwise (agent/sandbox-user.cjs).
+ * CAP_SETGID (to start commands as 1000) and works as uid 1000 otherwise (agent/sandbox-user.ts).
  * Commands run as 1000 with no capabilities, and cannot signal the agent or reach its stdio.
  */
 export const AGENT_USER = "0:0";

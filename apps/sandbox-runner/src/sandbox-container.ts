@@ -1,4 +1,4 @@
-import { WakeloopError } from "@wakeloop/contracts";
+import { AGENT_PROTOCOL, WakeloopError } from "@wakeloop/contracts";
 import type Docker from "dockerode";
 import { AgentChannel } from "./agent-channel";
 import { type ContainerPlan, containerSpec } from "./container-spec";
@@ -6,9 +6,6 @@ import type { RunnerLog } from "./runner-log";
 
 /** How long a started container's agent may take to answer its first request. */
 const HELLO_TIMEOUT_MS = 15_000;
-const PROTOCOL = 1;
-
-type Hello = { protocol: number; pid: number };
 
 /** One container and its agent channel. */
 export class SandboxContainer {
@@ -48,15 +45,15 @@ export class SandboxContainer {
     const channel = await AgentChannel.attach(this.container, (text) =>
       this.log.warn({ containerId: this.id, agentStderr: text.slice(0, 2_000) }, "sandbox agent stderr"),
     );
-    const hello = await channel.call<Hello>("hello", {}, { timeoutMs: HELLO_TIMEOUT_MS }).catch((error) => {
+    const hello = await channel.call("hello", {}, { timeoutMs: HELLO_TIMEOUT_MS }).catch((error) => {
       channel.close();
       throw error;
     });
-    if (hello.protocol !== PROTOCOL) {
+    if (hello.protocol !== AGENT_PROTOCOL) {
       channel.close();
       throw new WakeloopError(
         "sandbox_agent_protocol",
-        `sandbox agent speaks protocol ${hello.protocol}, the runner ${PROTOCOL}`,
+        `sandbox agent speaks protocol ${hello.protocol}, the runner ${AGENT_PROTOCOL}`,
       );
     }
     this.channel = channel;

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { EnvironmentConfig, Id } from "@wakeloop/contracts";
+import { AgentShellState, EnvironmentConfig, Id } from "@wakeloop/contracts";
 import { z } from "zod";
 import { sessionKey } from "./labels";
 
@@ -25,10 +25,7 @@ export const Binding = z.object({
 });
 export type Binding = z.infer<typeof Binding>;
 
-export const ShellStates = z.record(
-  z.string(),
-  z.object({ cwd: z.string(), env: z.record(z.string(), z.string()), unset: z.array(z.string()) }),
-);
+export const ShellStates = z.record(z.string(), AgentShellState);
 export type ShellStates = z.infer<typeof ShellStates>;
 
 /** Writes through a temporary file and a rename, so a crash leaves the old or the new file, never half. */

@@ -8,6 +8,7 @@ export * from "./ids";
 export * from "./json-schema";
 export * from "./provider-credentials";
 export * from "./sandbox";
+export * from "./sandbox-agent";
 export * from "./session-state";
 export * from "./tools";
 export * from "./usage";

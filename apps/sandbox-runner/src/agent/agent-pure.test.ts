@@ -1,24 +1,9 @@
-import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
+import { parseExports, shellQuote } from "./env-file";
+import { globToRegExp } from "./glob";
+import { OutputBuffer } from "./output-buffer";
 
-// The agent's pure helpers, loaded the way Node loads them in the container (CommonJS).
-const require = createRequire(import.meta.url);
-const { globToRegExp } = require("./glob.cjs") as { globToRegExp: (pattern: string) => RegExp };
-const { parseExports, shellQuote } = require("./env-file.cjs") as {
-  parseExports: (text: string) => Record<string, string>;
-  shellQuote: (value: string) => string;
-};
-const { OutputBuffer } = require("./output-buffer.cjs") as {
-  OutputBuffer: new (
-    cap?: number,
-  ) => {
-    append(text: string): void;
-    push(stream: string, chunk: Buffer): void;
-    page(offset: number, limit: number): { from: number; text: string; total: number; dropped: number };
-    tail(limit: number): { from: number; text: string };
-    total: number;
-  };
-};
+// The agent's pure helpers: the same TypeScript the runner bundles into the container's program.
 
 describe("globToRegExp", () => {
   it("matches ** across directories and * within one", () => {

@@ -1,9 +1,6 @@
-import { createRequire } from "node:module";
 import { SYSTEM_PROGRAM_DIRS } from "@wakeloop/sandbox-client";
 import { describe, expect, it } from "vitest";
-
-const require = createRequire(import.meta.url);
-const { BASE_ENV } = require("./base-env.cjs") as { BASE_ENV: Record<string, string> };
+import { BASE_ENV } from "./base-env";
 
 describe("BASE_ENV", () => {
   // A bare allowlist entry (`git`) also matches `/usr/bin/git` because bash finds `git` through this

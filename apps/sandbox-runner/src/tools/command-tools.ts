@@ -1,5 +1,4 @@
-import type { BashInput, GrepInput, ShellRunInput } from "@wakeloop/contracts";
-import type { ProcessResult, StatResult } from "../agent-types";
+import type { AgentProcessResult, BashInput, GrepInput, ShellRunInput } from "@wakeloop/contracts";
 import { parseInspectionCommand } from "./inspection-command";
 import {
   BACKGROUND_OUTPUT_CHARS,
@@ -22,14 +21,14 @@ function readCommandHint(commandId: string | null) {
       : `shell_read_last_output {"offset":${offset}} (or shell_read_command {"command_id":"${commandId}","offset":${offset}})`;
 }
 
-function finished(ctx: ToolContext, result: ProcessResult, timeoutMs: number): ToolOutcome {
+function finished(ctx: ToolContext, result: AgentProcessResult, timeoutMs: number): ToolOutcome {
   const ending = describeEnding(result, timeoutMs, ctx.environment.workspace_mb);
   const text = `${outputWithNotice(result.output, readCommandHint(result.commandId))}\n${ending}`;
   const { output: _output, ...summary } = result;
   return { isError: result.exitCode !== 0, text, details: { ...summary, timeoutMs } };
 }
 
-function backgrounded(result: ProcessResult): ToolOutcome {
+function backgrounded(result: AgentProcessResult): ToolOutcome {
   const poll = (offset: number) =>
     `process {"action":"poll","process_id":"${result.processId}","offset":${offset}}`;
   const text =
@@ -44,7 +43,7 @@ export async function bashTool(ctx: ToolContext, input: BashInput): Promise<Tool
   const parsed = parseInspectionCommand(input.command);
   if (!parsed.ok) return failure(parsed.code, parsed.message);
   const timeoutMs = Math.min(input.timeout_ms ?? INSPECTION_TIMEOUT_MS, ctx.environment.command_timeout_ms);
-  const result = await ctx.channel.call<ProcessResult>("cmd.run", {
+  const result = await ctx.channel.call("cmd.run", {
     callId: ctx.callId,
     argv: parsed.argv,
     command: input.command,
@@ -58,7 +57,7 @@ export async function bashTool(ctx: ToolContext, input: BashInput): Promise<Tool
 
 export async function shellRunTool(ctx: ToolContext, input: ShellRunInput): Promise<ToolOutcome> {
   const timeoutMs = input.timeout_ms ?? ctx.environment.command_timeout_ms;
-  const result = await ctx.channel.call<ProcessResult>("cmd.run", {
+  const result = await ctx.channel.call("cmd.run", {
     callId: ctx.callId,
     argv: ["bash", "-c", input.command],
     command: input.command,
@@ -79,7 +78,7 @@ export async function shellRunTool(ctx: ToolContext, input: ShellRunInput): Prom
 
 export async function grepTool(ctx: ToolContext, input: GrepInput): Promise<ToolOutcome> {
   // The search root goes through path safety first; rg itself does not follow symlinks.
-  const root = await ctx.channel.call<StatResult>("fs.stat", { path: input.path ?? "." });
+  const root = await ctx.channel.call("fs.stat", { path: input.path ?? "." });
   const argv = ["rg", "--line-number", "--no-heading", "--with-filename", "--color=never"];
   argv.push("--max-columns=500", "--max-columns-preview", "--max-filesize=20M");
   if (input.ignore_case) argv.push("--ignore-case");
@@ -88,7 +87,7 @@ export async function grepTool(ctx: ToolContext, input: GrepInput): Promise<Tool
   if (input.glob !== undefined) argv.push("--glob", input.glob);
   argv.push("--regexp", input.pattern, "--", root.path);
   const timeoutMs = Math.min(INSPECTION_TIMEOUT_MS, ctx.environment.command_timeout_ms);
-  const result = await ctx.channel.call<ProcessResult>("cmd.run", {
+  const result = await ctx.channel.call("cmd.run", {
     callId: ctx.callId,
     argv,
     command: argv.join(" "),

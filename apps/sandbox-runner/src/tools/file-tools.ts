@@ -1,5 +1,4 @@
 import type { EditInput, GlobInput, LsInput, ReadInput, WriteInput } from "@wakeloop/contracts";
-import type { GlobResult, ListResult, RawFile, ReadResult, WriteResult } from "../agent-types";
 import { failure, ok, type ToolOutcome } from "./output-format";
 import type { ToolContext } from "./tool-context";
 
@@ -10,7 +9,7 @@ const READ_PAGE_CHARS = 50_000;
 export async function readTool(ctx: ToolContext, input: ReadInput): Promise<ToolOutcome> {
   const offset = input.offset ?? 1;
   const limit = input.limit ?? DEFAULT_READ_LINES;
-  const file = await ctx.channel.call<ReadResult>("fs.read", { path: input.path, offset, limit });
+  const file = await ctx.channel.call("fs.read", { path: input.path, offset, limit });
   if (file.totalLineCount > 0 && offset > file.totalLineCount) {
     return failure(
       "offset_past_end",
@@ -55,7 +54,7 @@ export async function readTool(ctx: ToolContext, input: ReadInput): Promise<Tool
 }
 
 export async function writeTool(ctx: ToolContext, input: WriteInput): Promise<ToolOutcome> {
-  const result = await ctx.channel.call<WriteResult>("fs.write", {
+  const result = await ctx.channel.call("fs.write", {
     path: input.path,
     content: input.content,
   });
@@ -63,7 +62,7 @@ export async function writeTool(ctx: ToolContext, input: WriteInput): Promise<To
 }
 
 export async function appendTool(ctx: ToolContext, input: WriteInput): Promise<ToolOutcome> {
-  const result = await ctx.channel.call<WriteResult>("fs.write", {
+  const result = await ctx.channel.call("fs.write", {
     path: input.path,
     content: input.content,
     append: true,
@@ -82,7 +81,7 @@ export async function editTool(ctx: ToolContext, input: EditInput): Promise<Tool
   if (input.old_string === input.new_string) {
     return failure("edit_no_change", "old_string and new_string are the same");
   }
-  const file = await ctx.channel.call<RawFile>("fs.readRaw", { path: input.path });
+  const file = await ctx.channel.call("fs.readRaw", { path: input.path });
   const count = countOccurrences(file.content, input.old_string);
   if (count === 0) {
     return failure(
@@ -100,7 +99,7 @@ export async function editTool(ctx: ToolContext, input: EditInput): Promise<Tool
   const content = input.replace_all
     ? file.content.split(input.old_string).join(input.new_string)
     : file.content.replace(input.old_string, () => input.new_string);
-  await ctx.channel.call<WriteResult>("fs.write", { path: input.path, content });
+  await ctx.channel.call("fs.write", { path: input.path, content });
   return ok(`Edited ${file.path}: ${count} replacement${count === 1 ? "" : "s"}`, {
     path: file.path,
     replacements: count,
@@ -108,7 +107,7 @@ export async function editTool(ctx: ToolContext, input: EditInput): Promise<Tool
 }
 
 export async function lsTool(ctx: ToolContext, input: LsInput): Promise<ToolOutcome> {
-  const result = await ctx.channel.call<ListResult>("fs.list", { path: input.path ?? ".", all: input.all });
+  const result = await ctx.channel.call("fs.list", { path: input.path ?? ".", all: input.all });
   const lines = result.entries.map((entry) => {
     if (entry.type === "dir") return `${entry.name}/`;
     if (entry.type === "symlink") return `${entry.name} -> ${entry.target ?? "?"}`;
@@ -121,7 +120,7 @@ export async function lsTool(ctx: ToolContext, input: LsInput): Promise<ToolOutc
 }
 
 export async function globTool(ctx: ToolContext, input: GlobInput): Promise<ToolOutcome> {
-  const result = await ctx.channel.call<GlobResult>("fs.glob", {
+  const result = await ctx.channel.call("fs.glob", {
     path: input.path ?? ".",
     pattern: input.pattern,
     kind: input.kind,

@@ -1,4 +1,4 @@
-import type { CommandSummary, LimitDelta, OutputPage } from "../agent-types";
+import type { AgentCommandSummary, AgentLimitDelta, AgentOutputPage } from "@wakeloop/contracts";
 
 /** Output limits of DESIGN §6: finished commands and background ones. */
 export const FINISHED_OUTPUT_CHARS = 100_000;
@@ -15,7 +15,9 @@ export function failure(code: string, message: string, details: Record<string, u
   return { isError: true, text: `Error (${code}): ${message}`, details: { code, ...details } };
 }
 
-type Ending = Pick<CommandSummary, "exitCode" | "signal" | "timedOut" | "cancelled"> & { limits: LimitDelta };
+type Ending = Pick<AgentCommandSummary, "exitCode" | "signal" | "timedOut" | "cancelled"> & {
+  limits: AgentLimitDelta;
+};
 
 /** What the model reads when the workspace filesystem is full (a write failed with ENOSPC). */
 export function workspaceFullMessage(workspaceMb: number): string {
@@ -42,7 +44,7 @@ export function describeEnding(ending: Ending, timeoutMs?: number, workspaceMb?:
  * The shown part of a command's output and, when something is missing, a notice saying how to read
  * it. `page.from` > 0 means earlier output exists; `page.total` beyond the page means later output.
  */
-export function outputWithNotice(page: OutputPage, howToRead: (offset: number) => string): string {
+export function outputWithNotice(page: AgentOutputPage, howToRead: (offset: number) => string): string {
   const end = page.from + page.text.length;
   const notices: string[] = [];
   if (page.dropped > 0 && page.from === page.dropped && page.from > 0) {

@@ -1,6 +1,5 @@
-import type { ApplyPatchInput } from "@wakeloop/contracts";
+import type { AgentRawFile, ApplyPatchInput } from "@wakeloop/contracts";
 import { applyPatch, parsePatch, type StructuredPatch } from "diff";
-import type { RawFile, WriteResult } from "../agent-types";
 import { failure, ok, type ToolOutcome } from "./output-format";
 import type { ToolContext } from "./tool-context";
 
@@ -36,8 +35,10 @@ export async function applyPatchTool(ctx: ToolContext, input: ApplyPatchInput): 
     if (target === null) return failure("patch_invalid", "a file section has neither an old nor a new name");
     const original =
       oldPath === null
-        ? ({ path: target, exists: false, content: "" } satisfies Omit<RawFile, "path"> & { path: string })
-        : await ctx.channel.call<RawFile>("fs.readRaw", { path: oldPath });
+        ? ({ path: target, exists: false, content: "" } satisfies Omit<AgentRawFile, "path"> & {
+            path: string;
+          })
+        : await ctx.channel.call("fs.readRaw", { path: oldPath });
     const patched = applyPatch(original.content, patch);
     if (patched === false) {
       return failure(
@@ -57,7 +58,7 @@ export async function applyPatchTool(ctx: ToolContext, input: ApplyPatchInput): 
     if (change.action === "delete") {
       await ctx.channel.call("fs.remove", { path: change.path });
     } else {
-      await ctx.channel.call<WriteResult>("fs.write", { path: change.path, content: change.content });
+      await ctx.channel.call("fs.write", { path: change.path, content: change.content });
     }
     done.push(`${change.action} ${change.path}`);
   }

@@ -1,5 +1,4 @@
-import type { ProcessInput } from "@wakeloop/contracts";
-import type { OutputPage, ProcessSummary } from "../agent-types";
+import type { AgentProcessSummary, ProcessInput } from "@wakeloop/contracts";
 import {
   BACKGROUND_OUTPUT_CHARS,
   describeEnding,
@@ -9,7 +8,7 @@ import {
 } from "./output-format";
 import type { ToolContext } from "./tool-context";
 
-function status(p: ProcessSummary): string {
+function status(p: AgentProcessSummary): string {
   return p.status === "running" ? `running for ${p.durationMs} ms` : describeEnding(p);
 }
 
@@ -17,13 +16,13 @@ export async function processTool(ctx: ToolContext, input: ProcessInput): Promis
   const processId = input.process_id as string; // required by the schema for every action but list
   switch (input.action) {
     case "list": {
-      const { processes } = await ctx.channel.call<{ processes: ProcessSummary[] }>("proc.list");
+      const { processes } = await ctx.channel.call("proc.list", {});
       if (processes.length === 0) return ok("No background processes", { processes });
       const lines = processes.map((p) => `${p.processId} ${status(p)} $ ${p.command.slice(0, 200)}`);
       return ok(lines.join("\n"), { processes });
     }
     case "poll": {
-      const result = await ctx.channel.call<ProcessSummary & { page: OutputPage }>("proc.poll", {
+      const result = await ctx.channel.call("proc.poll", {
         processId,
         offset: input.offset,
         limit: Math.min(input.limit, BACKGROUND_OUTPUT_CHARS),
@@ -38,7 +37,7 @@ export async function processTool(ctx: ToolContext, input: ProcessInput): Promis
       return ok(text, { ...summary, from: page.from, next_offset: next, total: page.total });
     }
     case "write": {
-      const result = await ctx.channel.call<ProcessSummary>("proc.write", {
+      const result = await ctx.channel.call("proc.write", {
         processId,
         input: input.input ?? "",
         eof: input.eof,
@@ -49,7 +48,7 @@ export async function processTool(ctx: ToolContext, input: ProcessInput): Promis
       );
     }
     case "signal": {
-      const result = await ctx.channel.call<ProcessSummary>("proc.signal", {
+      const result = await ctx.channel.call("proc.signal", {
         processId,
         signal: input.signal,
       });

@@ -6,7 +6,6 @@ import {
   WriteInput,
 } from "@wakeloop/contracts";
 import { z } from "zod";
-import type { StatResult, WriteResult } from "../agent-types";
 import { INSPECTION_PROGRAMS } from "./inspection-command";
 import {
   BACKGROUND_OUTPUT_CHARS,
@@ -50,18 +49,22 @@ export async function sandboxExecuteTool(
   if (tool !== null) return runTool(tool, input.args);
   const parsed = (input.action === "append_text" ? WriteInput : PathArgs).safeParse(input.args);
   if (!parsed.success) return failure("invalid_input", `${input.action}: ${z.prettifyError(parsed.error)}`);
-  const args = parsed.data as { path: string; content?: string };
+  const args = parsed.data as { path: string; content?: string }; // content: WriteInput requires it
   switch (input.action) {
     case "append_text": {
-      const result = await ctx.channel.call<WriteResult>("fs.write", { ...args, append: true });
+      const result = await ctx.channel.call("fs.write", {
+        path: args.path,
+        content: args.content ?? "",
+        append: true,
+      });
       return ok(`Appended ${result.bytes} bytes to ${result.path}`, result);
     }
     case "mkdir": {
-      const result = await ctx.channel.call<{ path: string; created: boolean }>("fs.mkdir", args);
+      const result = await ctx.channel.call("fs.mkdir", args);
       return ok(`${result.created ? "Created" : "Exists"}: ${result.path}`, result);
     }
     case "stat": {
-      const result = await ctx.channel.call<StatResult>("fs.stat", args);
+      const result = await ctx.channel.call("fs.stat", args);
       return ok(JSON.stringify(result, null, 2), result);
     }
     default:

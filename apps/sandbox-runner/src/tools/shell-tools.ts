@@ -1,4 +1,8 @@
 import type {
+  AgentCommandSummary,
+  AgentOutputPage,
+  AgentShellCommandResult,
+  AgentShellDescription,
   ShellExecInput,
   ShellHistoryInput,
   ShellIdInput,
@@ -9,7 +13,6 @@ import type {
   ShellUnsetEnvInput,
   ShellWaitInput,
 } from "@wakeloop/contracts";
-import type { CommandSummary, OutputPage, ShellCommandResult, ShellDescription } from "../agent-types";
 import {
   BACKGROUND_OUTPUT_CHARS,
   describeEnding,
@@ -24,7 +27,7 @@ const lastOutputHint = (shellId: string) => (offset: number) =>
   `shell_read_last_output ${JSON.stringify({ shell_id: shellId, offset })}`;
 
 /** The next bounded move for a busy or closed shell, so the model does not have to guess it. */
-function nextStep(shell: ShellDescription): string | null {
+function nextStep(shell: AgentShellDescription): string | null {
   if (shell.busy)
     return `shell ${shell.shellId} is busy: use shell_wait, or read its output with shell_read_last_output`;
   if (!shell.open && shell.closedReason !== "not opened yet") {
@@ -33,7 +36,7 @@ function nextStep(shell: ShellDescription): string | null {
   return null;
 }
 
-function describeShell(shell: ShellDescription, extra: Record<string, unknown> = {}): ToolOutcome {
+function describeShell(shell: AgentShellDescription, extra: Record<string, unknown> = {}): ToolOutcome {
   const view = {
     shell_id: shell.shellId,
     open: shell.open,
@@ -56,9 +59,9 @@ function describeShell(shell: ShellDescription, extra: Record<string, unknown> =
   return ok(JSON.stringify(view, null, 2), { ...view });
 }
 
-function commandOutcome(ctx: ToolContext, result: ShellCommandResult, waitedMs: number): ToolOutcome {
+function commandOutcome(ctx: ToolContext, result: AgentShellCommandResult, waitedMs: number): ToolOutcome {
   const hint = lastOutputHint(result.shellId);
-  const page = result.output as OutputPage;
+  const page = result.output as AgentOutputPage;
   const { output: _output, shell: _shell, ...summary } = result;
   if (result.status === "running") {
     const text =
@@ -78,7 +81,7 @@ function commandOutcome(ctx: ToolContext, result: ShellCommandResult, waitedMs: 
 
 export async function shellExecTool(ctx: ToolContext, input: ShellExecInput): Promise<ToolOutcome> {
   const waitMs = input.timeout_ms ?? ctx.environment.command_timeout_ms;
-  const result = await ctx.channel.call<ShellCommandResult>("shell.exec", {
+  const result = await ctx.channel.call("shell.exec", {
     shellId: input.shell_id,
     callId: ctx.callId,
     command: input.command,
@@ -90,7 +93,7 @@ export async function shellExecTool(ctx: ToolContext, input: ShellExecInput): Pr
 }
 
 export async function shellWaitTool(ctx: ToolContext, input: ShellWaitInput): Promise<ToolOutcome> {
-  const result = await ctx.channel.call<ShellCommandResult | { status: "idle" }>("shell.wait", {
+  const result = await ctx.channel.call("shell.wait", {
     shellId: input.shell_id,
     waitMs: input.timeout_ms,
     maxChars: FINISHED_OUTPUT_CHARS,
@@ -102,21 +105,19 @@ export async function shellWaitTool(ctx: ToolContext, input: ShellWaitInput): Pr
 }
 
 export async function shellOpenTool(ctx: ToolContext, input: ShellIdInput): Promise<ToolOutcome> {
-  return describeShell(await ctx.channel.call<ShellDescription>("shell.open", { shellId: input.shell_id }));
+  return describeShell(await ctx.channel.call("shell.open", { shellId: input.shell_id }));
 }
 
 export async function shellCloseTool(ctx: ToolContext, input: ShellIdInput): Promise<ToolOutcome> {
-  return describeShell(await ctx.channel.call<ShellDescription>("shell.close", { shellId: input.shell_id }));
+  return describeShell(await ctx.channel.call("shell.close", { shellId: input.shell_id }));
 }
 
 export async function shellRestartTool(ctx: ToolContext, input: ShellIdInput): Promise<ToolOutcome> {
-  return describeShell(
-    await ctx.channel.call<ShellDescription>("shell.restart", { shellId: input.shell_id }),
-  );
+  return describeShell(await ctx.channel.call("shell.restart", { shellId: input.shell_id }));
 }
 
 export async function shellDescribeTool(ctx: ToolContext, input: ShellIdInput): Promise<ToolOutcome> {
-  const shell = await ctx.channel.call<ShellDescription & { recent: CommandSummary[] }>("shell.describe", {
+  const shell = await ctx.channel.call("shell.describe", {
     shellId: input.shell_id,
   });
   return describeShell(shell, {
@@ -136,7 +137,7 @@ export async function shellDescribeTool(ctx: ToolContext, input: ShellIdInput): 
 }
 
 export async function shellHistoryTool(ctx: ToolContext, input: ShellHistoryInput): Promise<ToolOutcome> {
-  const result = await ctx.channel.call<{ commands: CommandSummary[] }>("shell.history", {
+  const result = await ctx.channel.call("shell.history", {
     shellId: input.shell_id,
     limit: input.limit,
   });
@@ -151,7 +152,7 @@ export async function shellHistoryTool(ctx: ToolContext, input: ShellHistoryInpu
 }
 
 function pageOutcome(
-  result: CommandSummary & { page: OutputPage },
+  result: AgentCommandSummary & { page: AgentOutputPage },
   hint: (offset: number) => string,
 ): ToolOutcome {
   const header = `${result.commandId} (${result.status === "running" ? "running" : describeEnding(result)}): $ ${result.command.slice(0, 300)}`;
@@ -163,7 +164,7 @@ export async function shellReadLastOutputTool(
   ctx: ToolContext,
   input: ShellReadLastOutputInput,
 ): Promise<ToolOutcome> {
-  const result = await ctx.channel.call<CommandSummary & { page: OutputPage }>("shell.lastOutput", {
+  const result = await ctx.channel.call("shell.lastOutput", {
     shellId: input.shell_id,
     offset: input.offset,
     limit: input.limit,
@@ -175,7 +176,7 @@ export async function shellReadCommandTool(
   ctx: ToolContext,
   input: ShellReadCommandInput,
 ): Promise<ToolOutcome> {
-  const result = await ctx.channel.call<CommandSummary & { page: OutputPage }>("shell.readCommand", {
+  const result = await ctx.channel.call("shell.readCommand", {
     commandId: input.command_id,
     offset: input.offset,
     limit: input.limit,
@@ -187,14 +188,12 @@ export async function shellReadCommandTool(
 }
 
 export async function shellSetCwdTool(ctx: ToolContext, input: ShellSetCwdInput): Promise<ToolOutcome> {
-  return describeShell(
-    await ctx.channel.call<ShellDescription>("shell.setCwd", { shellId: input.shell_id, path: input.path }),
-  );
+  return describeShell(await ctx.channel.call("shell.setCwd", { shellId: input.shell_id, path: input.path }));
 }
 
 export async function shellSetEnvTool(ctx: ToolContext, input: ShellSetEnvInput): Promise<ToolOutcome> {
   return describeShell(
-    await ctx.channel.call<ShellDescription>("shell.setEnv", {
+    await ctx.channel.call("shell.setEnv", {
       shellId: input.shell_id,
       name: input.name,
       value: input.value,
@@ -204,6 +203,6 @@ export async function shellSetEnvTool(ctx: ToolContext, input: ShellSetEnvInput)
 
 export async function shellUnsetEnvTool(ctx: ToolContext, input: ShellUnsetEnvInput): Promise<ToolOutcome> {
   return describeShell(
-    await ctx.channel.call<ShellDescription>("shell.unsetEnv", { shellId: input.shell_id, name: input.name }),
+    await ctx.channel.call("shell.unsetEnv", { shellId: input.shell_id, name: input.name }),
   );
 }

@@ -2,16 +2,17 @@
 // from one command to the next. Each command is written to a file and sourced (so quoting and
 // heredocs in it cannot break the protocol), and is followed by a marker line carrying a per-shell
 // nonce, the exit code and the new cwd; everything before the marker is the command's output.
-const { spawnAsSandboxUser } = require("./sandbox-user");
-const crypto = require("node:crypto");
-const fs = require("node:fs");
-const history = require("./history");
-const { OutputBuffer } = require("./output-buffer");
-const { killTree, preferForOomKill } = require("./process-tree");
-const { parseExports, shellQuote } = require("./env-file");
-const { AgentError } = require("./errors");
-const { BASE_ENV } = require("./base-env");
-const { WORKSPACE, resolvePath } = require("./paths");
+import type { ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import type { AgentShellDescription, AgentShellState } from "@wakeloop/contracts";
+import { BASE_ENV } from "./base-env";
+import { parseExports, shellQuote } from "./env-file";
+import { AgentError } from "./errors";
+import * as history from "./history";
+import { resolvePath, WORKSPACE } from "./paths";
+import { killTree, preferForOomKill } from "./process-tree";
+import { spawnAsSandboxUser } from "./sandbox-user";
 
 const SCRATCH = "/tmp/.wl";
 /** Variables bash maintains itself; they are not part of the session's environment. */
@@ -28,33 +29,48 @@ const INTERRUPT_GRACE_MS = 300;
 const RS = String.fromCharCode(0x1e);
 const MARKER = new RegExp(`^\n${RS}WL[0-9a-f]+:(\\d+):(\\d+):([^${RS}]*)${RS}\n`);
 
-fs.mkdirSync(SCRATCH, { recursive: true, mode: 0o700 });
+/** The command a shell is running. */
+export type Running = {
+  seq: number;
+  entry: history.HistoryEntry;
+  file: string;
+  callId: string | undefined;
+  waiters: Array<() => void>;
+  killTimer: NodeJS.Timeout | undefined;
+};
 
-class Shell {
-  constructor(id) {
-    this.id = id;
-    this.cwd = WORKSPACE;
-    this.env = { ...BASE_ENV };
-    /** The STARTUP_HOOKS values set through shell_set_env. */
-    this.hooks = {};
-    this.envDirty = false;
-    this.child = null;
-    this.current = null;
-    this.pending = "";
-    this.seq = 0;
-    this.nonce = "";
-    this.closedReason = "not opened yet";
-  }
+/**
+ * Made once the agent runs as the sandbox user (main.ts), so the directory is that user's; the
+ * commands' scripts and the shells' env files go here.
+ */
+export function prepareScratch(): void {
+  fs.mkdirSync(SCRATCH, { recursive: true, mode: 0o700 });
+}
 
-  get open() {
+export class Shell {
+  cwd = WORKSPACE;
+  env: Record<string, string> = { ...BASE_ENV };
+  /** The STARTUP_HOOKS values set through shell_set_env. */
+  hooks: Record<string, string> = {};
+  private envDirty = false;
+  private child: ChildProcess | null = null;
+  current: Running | null = null;
+  private pending = "";
+  private seq = 0;
+  private nonce = "";
+  private closedReason: string | null = "not opened yet";
+
+  constructor(readonly id: string) {}
+
+  get open(): boolean {
     return this.child !== null;
   }
 
-  get envFile() {
+  private get envFile(): string {
     return `${SCRATCH}/${this.id}.env`;
   }
 
-  start() {
+  start(): void {
     if (this.open) return;
     let cwd = this.cwd;
     if (!fs.existsSync(cwd)) cwd = WORKSPACE;
@@ -68,16 +84,16 @@ class Shell {
     this.child = child;
     this.closedReason = null;
     if (child.pid !== undefined) preferForOomKill(child.pid);
-    child.stdout.setEncoding("utf8");
-    child.stderr.setEncoding("utf8");
-    child.stdout.on("data", (text) => this.onOutput(text));
-    child.stderr.on("data", (text) => this.current?.entry.output.append(text));
-    child.stdin.on("error", () => {});
+    child.stdout?.setEncoding("utf8");
+    child.stderr?.setEncoding("utf8");
+    child.stdout?.on("data", (text: string) => this.onOutput(text));
+    child.stderr?.on("data", (text: string) => this.current?.entry.output.append(text));
+    child.stdin?.on("error", () => {});
     child.on("error", (error) => this.onExit(null, null, error.message));
     child.on("exit", (code, signal) => this.onExit(code, signal));
   }
 
-  onExit(code, signal, message) {
+  private onExit(code: number | null, signal: string | null, message?: string): void {
     if (this.child === null) return;
     this.child = null;
     this.closedReason = message ?? `shell exited (${signal ?? `code ${code}`})`;
@@ -89,7 +105,7 @@ class Shell {
     }
   }
 
-  onOutput(text) {
+  private onOutput(text: string): void {
     const current = this.current;
     if (current === null) return; // output of a process the previous command left running
     this.pending += text;
@@ -109,12 +125,12 @@ class Shell {
     if (marker === null) return; // the rest of the marker is still on its way
     this.pending = this.pending.slice(marker[0].length);
     if (Number(marker[1]) !== current.seq) return;
-    this.cwd = marker[3];
+    this.cwd = marker[3] as string;
     this.envDirty = true;
     this.complete(current, { exitCode: Number(marker[2]), signal: null });
   }
 
-  complete(current, outcome) {
+  private complete(current: Running, outcome: { exitCode: number | null; signal: string | null }): void {
     if (this.current === current) this.current = null;
     clearTimeout(current.killTimer);
     fs.rm(current.file, { force: true }, () => {});
@@ -123,7 +139,7 @@ class Shell {
   }
 
   /** Runs `command`; `recordAs` puts it in the history (internal cd/export are not recorded). */
-  run(command, { recordAs, callId } = {}) {
+  run(command: string, { recordAs, callId }: { recordAs?: "exec"; callId?: string } = {}): Running {
     this.start();
     if (this.current) {
       throw new AgentError(
@@ -136,10 +152,10 @@ class Shell {
     fs.writeFileSync(file, `${command}\n`, { mode: 0o600 });
     const entry = recordAs
       ? history.start({ shellId: this.id, kind: recordAs, command, callId })
-      : { command, output: new OutputBuffer(), status: "running" };
-    const current = { seq: this.seq, entry, file, callId, waiters: [], killTimer: undefined };
+      : history.untracked(this.id, command);
+    const current: Running = { seq: this.seq, entry, file, callId, waiters: [], killTimer: undefined };
     this.current = current;
-    this.child.stdin.write(
+    this.child?.stdin?.write(
       `{ . ${shellQuote(file)}; } </dev/null 2>&1\n` +
         `__wl_rc=$?; export -p > ${shellQuote(this.envFile)}; ` +
         `builtin printf '\\n\\036WL%s:%s:%s:%s\\036\\n' ${this.nonce} ${this.seq} "$__wl_rc" "$PWD"\n`,
@@ -148,7 +164,7 @@ class Shell {
   }
 
   /** Resolves when `current` ends or after `waitMs`, whichever is first. */
-  wait(current, waitMs) {
+  wait(current: Running, waitMs: number): Promise<void> {
     if (current.entry.status !== "running") return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, waitMs);
@@ -160,11 +176,11 @@ class Shell {
   }
 
   /** Kills the running command's process tree; a builtin loop that survives that costs the shell. */
-  interrupt() {
+  interrupt(): boolean {
     const current = this.current;
-    if (current === null || this.child === null) return false;
+    const pid = this.child?.pid;
+    if (current === null || pid === undefined) return false;
     if (current.entry.status === "running") current.entry.cancelled = true;
-    const pid = this.child.pid;
     killTree(pid, "SIGKILL", { keepRoot: true });
     current.killTimer = setTimeout(() => {
       if (this.current === current && this.child !== null) killTree(pid, "SIGKILL");
@@ -172,15 +188,15 @@ class Shell {
     return true;
   }
 
-  close(reason) {
+  close(reason: string): void {
     if (this.child === null) return;
     const current = this.current;
     if (current && current.entry.status === "running") current.entry.cancelled = true;
-    killTree(this.child.pid, "SIGKILL");
+    if (this.child.pid !== undefined) killTree(this.child.pid, "SIGKILL");
     this.onExit(null, "SIGKILL", reason);
   }
 
-  refreshEnv() {
+  refreshEnv(): void {
     if (!this.envDirty) return;
     this.envDirty = false;
     try {
@@ -193,11 +209,12 @@ class Shell {
   }
 
   /** The environment a new process of this shell starts with (a restarted shell, shell_run). */
-  launchEnv() {
+  launchEnv(): Record<string, string> {
     this.refreshEnv();
     const env = { ...this.env };
     for (const name of STARTUP_HOOKS) {
-      if (name in this.hooks) env[name] = this.hooks[name];
+      const hook = this.hooks[name];
+      if (hook !== undefined) env[name] = hook;
       else delete env[name];
     }
     return env;
@@ -207,9 +224,9 @@ class Shell {
    * The shell's state relative to the base environment: what the runner persists and restores. Hooks
    * appear only as set through shell_set_env, so a restored hook is one the policy checked.
    */
-  state() {
+  state(): AgentShellState {
     const current = this.launchEnv();
-    const env = {};
+    const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(current)) {
       if (BASE_ENV[name] !== value) env[name] = value;
     }
@@ -217,15 +234,18 @@ class Shell {
     return { cwd: this.cwd, env, unset };
   }
 
-  restore({ cwd, env, unset }) {
+  restore({ cwd, env, unset }: AgentShellState): void {
     this.cwd = cwd;
     this.env = { ...BASE_ENV, ...env };
     for (const name of unset) delete this.env[name];
     this.hooks = {};
-    for (const name of STARTUP_HOOKS) if (name in env) this.hooks[name] = env[name];
+    for (const name of STARTUP_HOOKS) {
+      const hook = env[name];
+      if (hook !== undefined) this.hooks[name] = hook;
+    }
   }
 
-  describe() {
+  describe(): AgentShellDescription {
     const current = this.current;
     return {
       shellId: this.id,
@@ -240,10 +260,9 @@ class Shell {
   }
 }
 
-/** @type {Map<string, Shell>} */
-const shells = new Map();
+export const shells = new Map<string, Shell>();
 
-function shell(id) {
+export function shell(id: string): Shell {
   let found = shells.get(id);
   if (found === undefined) {
     found = new Shell(id);
@@ -252,7 +271,7 @@ function shell(id) {
   return found;
 }
 
-async function runInternal(target, command) {
+async function runInternal(target: Shell, command: string): Promise<void> {
   if (!target.open) return;
   const current = target.run(command);
   await target.wait(current, 10_000);
@@ -264,7 +283,7 @@ async function runInternal(target, command) {
   }
 }
 
-async function setCwd(id, input) {
+export async function setCwd(id: string, input: string): Promise<AgentShellDescription> {
   const target = shell(id);
   const resolved = resolvePath(input, { cwd: target.cwd });
   if (!resolved.stat.isDirectory()) throw new AgentError("not_a_directory", `${input} is not a directory`);
@@ -273,7 +292,7 @@ async function setCwd(id, input) {
   return target.describe();
 }
 
-async function setEnv(id, name, value) {
+export async function setEnv(id: string, name: string, value: string | null): Promise<AgentShellDescription> {
   const target = shell(id);
   await runInternal(target, value === null ? `unset ${name}` : `export ${name}=${shellQuote(value)}`);
   target.refreshEnv();
@@ -285,5 +304,3 @@ async function setEnv(id, name, value) {
   }
   return target.describe();
 }
-
-module.exports = { shell, shells, setCwd, setEnv };

@@ -1,6 +1,6 @@
 // The environment every command starts from. Built here rather than inherited so that the agent's
 // own settings (WL_AGENT_CONFIG) never leak into the commands the model runs.
-const BASE_ENV = Object.freeze({
+export const BASE_ENV: Readonly<Record<string, string>> = Object.freeze({
   PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
   HOME: process.env.HOME || "/home/sandbox",
   USER: "sandbox",
@@ -10,5 +10,3 @@ const BASE_ENV = Object.freeze({
   PAGER: "cat",
   GIT_PAGER: "cat",
 });
-
-module.exports = { BASE_ENV };

@@ -2,14 +2,17 @@
 // a command so its result can say "killed by the memory limit" or "hit the process limit" instead of
 // leaving the model to guess from a bare SIGKILL or "fork: Resource temporarily unavailable". The
 // workspace's size limit is read the same way: is it full once the command ended?
-const fs = require("node:fs");
-const { WORKSPACE } = require("./paths");
+import fs from "node:fs";
+import type { AgentLimitDelta } from "@wakeloop/contracts";
+import { WORKSPACE } from "./paths";
+
+export type LimitSnapshot = { oomKills: number; pidsLimitHits: number };
 
 /**
  * A write can fail with ENOSPC while statfs still shows a little room (ext4 holds space back for the
  * metadata of data not yet written out), so "full" is: under 1 MiB or 1% of the size left.
  */
-function workspaceFull() {
+function workspaceFull(): boolean {
   try {
     const space = fs.statfsSync(WORKSPACE);
     const slack = Math.max(1024 * 1024, (space.blocks * space.bsize) / 100);
@@ -19,7 +22,7 @@ function workspaceFull() {
   }
 }
 
-function counter(files, key) {
+function counter(files: string[], key: string): number {
   for (const file of files) {
     try {
       const match = new RegExp(`^${key} (\\d+)$`, "m").exec(fs.readFileSync(file, "utf8"));
@@ -31,7 +34,7 @@ function counter(files, key) {
   return 0;
 }
 
-function snapshot() {
+export function snapshot(): LimitSnapshot {
   return {
     oomKills: counter(
       ["/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"],
@@ -42,7 +45,7 @@ function snapshot() {
 }
 
 /** What happened to the limits since `before`. */
-function delta(before) {
+export function delta(before: LimitSnapshot): NonNullable<AgentLimitDelta> {
   const now = snapshot();
   return {
     memoryLimitKills: now.oomKills - before.oomKills,
@@ -50,5 +53,3 @@ function delta(before) {
     workspaceFull: workspaceFull(),
   };
 }
-
-module.exports = { snapshot, delta };

@@ -1,22 +1,23 @@
-// The sandbox agent: the container's long-lived command channel. It reads one JSON request per line
-// on stdin ({id, op, args}) and writes one JSON reply per line on stdout ({id, ok, result|error}).
-// Requests run concurrently; nothing else may write to stdout.
-// First of all the agent gives up root (see sandbox-user.cjs); the modules below create files at load.
-require("./sandbox-user").becomeSandboxUser();
-const fs = require("node:fs");
-const readline = require("node:readline");
-const files = require("./files");
-const history = require("./history");
-const processes = require("./processes");
-const { shell, shells, setCwd, setEnv } = require("./shells");
-const { AgentError } = require("./errors");
-const { BASE_ENV } = require("./base-env");
-const { WORKSPACE, READ_ONLY_ROOTS, WORKSPACE_WRITABLE, resolvePath } = require("./paths");
-
-const PROTOCOL = 1;
+// The sandbox agent: the container's long-lived command channel. It reads one request frame per line
+// on stdin ({id, op, args}) and writes one reply frame per line on stdout ({id, ok, result|error}),
+// as `AgentRequest`/`AgentReply` in @wakeloop/contracts describe them. Requests run concurrently;
+// nothing else may write to stdout. The agent has the protocol's types but not zod: it takes the
+// runner's requests on trust (only lines that are not requests at all are dropped), and the runner
+// parses every reply, since the agent is inside the sandbox.
+import fs from "node:fs";
+import readline from "node:readline";
+import type { AGENT_PROTOCOL, AgentArgs, AgentOp, AgentReply, AgentResult } from "@wakeloop/contracts";
+import { BASE_ENV } from "./base-env";
+import { AgentError } from "./errors";
+import * as files from "./files";
+import * as history from "./history";
+import { READ_ONLY_ROOTS, resolvePath, WORKSPACE, WORKSPACE_WRITABLE } from "./paths";
+import * as processes from "./processes";
+import { becomeSandboxUser } from "./sandbox-user";
+import { prepareScratch, type Running, type Shell, setCwd, setEnv, shell, shells } from "./shells";
 
 /** An explicit cwd must be a workspace directory; the shell's own cwd is wherever the shell went. */
-function commandCwd(input, shellId = "main") {
+function commandCwd(input: string | undefined, shellId = "main"): string {
   const base = shell(shellId).cwd;
   if (input === undefined) return fs.existsSync(base) ? base : WORKSPACE;
   const resolved = resolvePath(input, { cwd: base });
@@ -29,12 +30,14 @@ function commandCwd(input, shellId = "main") {
  * other (grep, the inspection `bash`) starts from the fixed base environment, so no variable the
  * model set (RIPGREP_CONFIG_PATH, LD_PRELOAD, …) can make a read-only tool run code.
  */
-function commandEnv(shellEnv, extra = {}) {
+function commandEnv(shellEnv: boolean, extra: Record<string, string> = {}): Record<string, string> {
   if (!shellEnv) return { ...BASE_ENV, ...extra };
   return { ...shell("main").launchEnv(), ...extra };
 }
 
-async function shellResult(target, current, waitMs, maxChars, runningMaxChars) {
+type Waiting = { waitMs: number; maxChars: number; runningMaxChars: number };
+
+async function shellResult(target: Shell, current: Running, { waitMs, maxChars, runningMaxChars }: Waiting) {
   await target.wait(current, waitMs);
   const entry = current.entry;
   const running = entry.status === "running";
@@ -45,13 +48,14 @@ async function shellResult(target, current, waitMs, maxChars, runningMaxChars) {
   };
 }
 
-function live(shellId) {
-  const target = shell(shellId);
-  if (target.current === null) return null;
-  return target.current;
-}
+/** Tied to the contracts' number by its type: bumping one without the other does not compile. */
+const PROTOCOL: typeof AGENT_PROTOCOL = 1;
 
-const ops = {
+type Handlers = {
+  [Op in AgentOp]: (args: AgentArgs<Op>) => AgentResult<Op> | Promise<AgentResult<Op>>;
+};
+
+const ops: Handlers = {
   hello: () => ({
     protocol: PROTOCOL,
     pid: process.pid,
@@ -92,23 +96,24 @@ const ops = {
     shell(shellId).start();
     return shell(shellId).describe();
   },
-  "shell.exec": ({ shellId, callId, command, waitMs, maxChars, runningMaxChars }) => {
+  "shell.exec": ({ shellId, callId, command, ...waiting }) => {
     const target = shell(shellId);
     const current = target.run(command, { recordAs: "exec", callId });
-    return shellResult(target, current, waitMs, maxChars, runningMaxChars);
+    return shellResult(target, current, waiting);
   },
-  "shell.wait": async ({ shellId, waitMs, maxChars, runningMaxChars }) => {
+  "shell.wait": async ({ shellId, ...waiting }) => {
     const target = shell(shellId);
-    const current = live(shellId);
+    const current = target.current;
     if (current === null) {
       const last = history.last(shellId);
+      if (last === null) return { status: "idle" as const, output: null, shell: target.describe() };
       return {
-        ...(last ? history.summary(last) : { status: "idle" }),
-        output: last ? last.output.tail(maxChars) : null,
+        ...history.summary(last),
+        output: last.output.tail(waiting.maxChars),
         shell: target.describe(),
       };
     }
-    return shellResult(target, current, waitMs, maxChars, runningMaxChars);
+    return shellResult(target, current, waiting);
   },
   "shell.close": ({ shellId }) => {
     shell(shellId).close("closed by shell_close");
@@ -136,18 +141,22 @@ const ops = {
     return { restored: Object.keys(states).length };
   },
   "shell.states": () => {
-    const states = {};
+    const states: Record<string, ReturnType<Shell["state"]>> = {};
     for (const [shellId, target] of shells) states[shellId] = target.state();
     return { states };
   },
 };
 
-function reply(message) {
+function reply(message: AgentReply): void {
   process.stdout.write(`${JSON.stringify(message)}\n`);
 }
 
-async function handle(line) {
-  let request;
+function isOp(op: unknown): op is AgentOp {
+  return typeof op === "string" && Object.hasOwn(ops, op);
+}
+
+async function handle(line: string): Promise<void> {
+  let request: { id?: unknown; op?: unknown; args?: unknown } | null;
   try {
     request = JSON.parse(line);
   } catch {
@@ -159,15 +168,22 @@ async function handle(line) {
     process.stderr.write(`sandbox-agent: unreadable request line (${line.length} chars)\n`);
     return;
   }
-  const op = ops[request.op];
+  const id = request.id as number;
   try {
-    if (op === undefined) throw new AgentError("unknown_op", `unknown op ${request.op}`);
-    reply({ id: request.id, ok: true, result: await op(request.args ?? {}) });
+    const op = request.op;
+    if (!isOp(op)) throw new AgentError("unknown_op", `unknown op ${String(op)}`);
+    const handler = ops[op] as (args: unknown) => unknown;
+    reply({ id, ok: true, result: await handler(request.args ?? {}) });
   } catch (error) {
-    const code = error instanceof AgentError ? error.code : (error.code ?? "agent_error");
-    reply({ id: request.id, ok: false, error: { code: String(code), message: error.message } });
+    const failed = error as { code?: unknown; message?: unknown };
+    const code = error instanceof AgentError ? error.code : (failed.code ?? "agent_error");
+    reply({ id, ok: false, error: { code: String(code), message: String(failed.message) } });
   }
 }
+
+// First of all the agent gives up root (see sandbox-user.ts); only then does it create any file.
+becomeSandboxUser();
+prepareScratch();
 
 process.on("uncaughtException", (error) => {
   process.stderr.write(`sandbox-agent: ${error.stack ?? error}\n`);

@@ -1,21 +1,26 @@
 // Path safety inside the container: every path a file action touches must resolve, after following
 // symlinks, inside the mounted roots. The container is the security boundary; this keeps the tools'
 // contract ("you work in /workspace") exact and gives the model a clear error instead of a surprise.
-const fs = require("node:fs");
-const path = require("node:path");
-const { AgentError } = require("./errors");
+import fs from "node:fs";
+import path from "node:path";
+import { AgentError } from "./errors";
 
-/** @type {{ workspace: string, readOnlyRoots: string[], workspaceAccess: "rw" | "ro" }} */
-const config = JSON.parse(process.env.WL_AGENT_CONFIG || "{}");
-const WORKSPACE = config.workspace || "/workspace";
-const READ_ONLY_ROOTS = config.readOnlyRoots || [];
-const WORKSPACE_WRITABLE = config.workspaceAccess !== "ro";
+type AgentConfig = { workspace?: string; readOnlyRoots?: string[]; workspaceAccess?: "rw" | "ro" };
 
-function within(child, root) {
+const config = JSON.parse(process.env.WL_AGENT_CONFIG || "{}") as AgentConfig;
+export const WORKSPACE = config.workspace || "/workspace";
+export const READ_ONLY_ROOTS = config.readOnlyRoots || [];
+export const WORKSPACE_WRITABLE = config.workspaceAccess !== "ro";
+
+export type Resolved = { path: string; stat: fs.Stats | null };
+/** A path that must exist ("read" mode): its stat is known. */
+export type ResolvedExisting = { path: string; stat: fs.Stats };
+
+export function within(child: string, root: string): boolean {
   return child === root || child.startsWith(`${root}/`);
 }
 
-function lexical(input, cwd) {
+function lexical(input: unknown, cwd: string | undefined): string {
   if (typeof input !== "string" || input.length === 0) {
     throw new AgentError("invalid_path", "path must be a non-empty string");
   }
@@ -30,15 +35,19 @@ function lexical(input, cwd) {
   return absolute;
 }
 
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException).code;
+}
+
 /** realpath of the longest existing prefix, with the missing tail appended. */
-function realpathAllowMissing(absolute) {
+function realpathAllowMissing(absolute: string): string {
   let existing = absolute;
-  const missing = [];
+  const missing: string[] = [];
   for (;;) {
     try {
       return path.join(fs.realpathSync(existing), ...missing.reverse());
     } catch (error) {
-      if (error.code !== "ENOENT" && error.code !== "ENOTDIR") throw error;
+      if (errorCode(error) !== "ENOENT" && errorCode(error) !== "ENOTDIR") throw error;
       const parent = path.dirname(existing);
       if (parent === existing) throw error;
       missing.push(path.basename(existing));
@@ -47,16 +56,23 @@ function realpathAllowMissing(absolute) {
   }
 }
 
-function isReadOnly(real) {
+export function isReadOnly(real: string): boolean {
   return !WORKSPACE_WRITABLE || READ_ONLY_ROOTS.some((root) => within(real, root));
 }
+
+type ResolveOptions = { cwd?: string | undefined; mode?: "read" | "write" | "any" };
 
 /**
  * Resolves `input` (relative to `cwd`, default /workspace) for an action.
  * mode "read": must exist; "write": may be missing, must be writable; "any": may be missing.
- * Returns { path: the real absolute path, stat: fs.Stats | null }.
+ * Returns the real absolute path and its stat (null when missing).
  */
-function resolvePath(input, { cwd, mode = "read" } = {}) {
+export function resolvePath(
+  input: unknown,
+  options?: { cwd?: string | undefined; mode?: "read" },
+): ResolvedExisting;
+export function resolvePath(input: unknown, options: ResolveOptions): Resolved;
+export function resolvePath(input: unknown, { cwd, mode = "read" }: ResolveOptions = {}): Resolved {
   const absolute = lexical(input, cwd);
   const real = realpathAllowMissing(absolute);
   if (!within(real, WORKSPACE)) {
@@ -65,11 +81,11 @@ function resolvePath(input, { cwd, mode = "read" } = {}) {
       `${input} goes through a symlink to ${real}, outside ${WORKSPACE}; refusing to follow it`,
     );
   }
-  let stat = null;
+  let stat: fs.Stats | null = null;
   try {
     stat = fs.statSync(real);
   } catch (error) {
-    if (error.code !== "ENOENT") throw error;
+    if (errorCode(error) !== "ENOENT") throw error;
   }
   if (stat === null && mode === "read") {
     throw new AgentError("path_not_found", `${input} does not exist`);
@@ -96,7 +112,7 @@ function resolvePath(input, { cwd, mode = "read" } = {}) {
 }
 
 /** Opens a checked file and verifies the opened inode is the one that was checked (no swap in between). */
-function openChecked(resolved, flags) {
+export function openChecked(resolved: Resolved, flags: number): number {
   const fd = fs.openSync(resolved.path, flags | fs.constants.O_NOFOLLOW);
   if (resolved.stat !== null) {
     const opened = fs.fstatSync(fd);
@@ -107,13 +123,3 @@ function openChecked(resolved, flags) {
   }
   return fd;
 }
-
-module.exports = {
-  WORKSPACE,
-  READ_ONLY_ROOTS,
-  WORKSPACE_WRITABLE,
-  resolvePath,
-  openChecked,
-  isReadOnly,
-  within,
-};

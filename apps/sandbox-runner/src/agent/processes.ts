@@ -1,23 +1,62 @@
 // One-shot commands (argv, no shell) and background processes. Each runs in its own process group
 // (detached) so a timeout, an interrupt or a `process` signal reaches everything it started.
-const { spawnAsSandboxUser } = require("./sandbox-user");
-const crypto = require("node:crypto");
-const history = require("./history");
-const { OutputBuffer } = require("./output-buffer");
-const { killTree, preferForOomKill } = require("./process-tree");
-const { AgentError } = require("./errors");
-const cgroup = require("./cgroup");
+import type { ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import type {
+  AgentLimitDelta,
+  AgentPollArgs,
+  AgentProcessPage,
+  AgentProcessResult,
+  AgentProcessSummary,
+  AgentProcessWriteArgs,
+  AgentRunArgs,
+  AgentSignalArgs,
+} from "@wakeloop/contracts";
+import * as cgroup from "./cgroup";
+import { AgentError } from "./errors";
+import * as history from "./history";
+import { OutputBuffer } from "./output-buffer";
+import { killTree, preferForOomKill } from "./process-tree";
+import { spawnAsSandboxUser } from "./sandbox-user";
 
 const KEEP_FINISHED = 50;
 /** After the leader exits, how long to wait for its pipes to drain before reporting. */
 const EXIT_GRACE_MS = 150;
 
-/** @type {Map<string, object>} process id → record */
-const processes = new Map();
-/** @type {Map<string, object>} tool call id → running record, for interrupts */
-const byCall = new Map();
+type ProcessRecord = {
+  processId: string;
+  callId: string | undefined;
+  command: string;
+  child: ChildProcess;
+  entry: history.HistoryEntry | null;
+  output: OutputBuffer;
+  status: AgentProcessSummary["status"];
+  background: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  startedAt: string;
+  startedAtMs: number;
+  endedAtMs: number | null;
+  stdinOpen: boolean;
+  limitsBefore: cgroup.LimitSnapshot;
+  limits: AgentLimitDelta;
+  waiters: Array<() => void>;
+};
 
-function summary(record) {
+/** What `cmd.run` gets once the agent chose the command's cwd and environment. */
+export type StartArgs = Omit<AgentRunArgs, "cwd" | "env" | "shellEnv"> & {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+};
+
+/** process id → record */
+const processes = new Map<string, ProcessRecord>();
+/** tool call id → running record, for interrupts */
+const byCall = new Map<string, ProcessRecord>();
+
+function summary(record: ProcessRecord): AgentProcessSummary {
   return {
     processId: record.processId,
     commandId: record.entry?.commandId ?? null,
@@ -36,7 +75,7 @@ function summary(record) {
   };
 }
 
-function pruneFinished() {
+function pruneFinished(): void {
   const finished = [...processes.values()].filter((r) => r.status !== "running");
   for (const record of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) {
     processes.delete(record.processId);
@@ -44,10 +83,10 @@ function pruneFinished() {
 }
 
 /**
- * Starts `argv`. mode "wait" resolves when it ends (or after yieldMs, when it moves to the background),
- * "background" resolves at once. `record` puts it in the main shell's history.
+ * Starts `argv`. Without `background` it resolves when the command ends (or after yieldMs, when it
+ * moves to the background); with it, at once. `recordAs` puts it in the main shell's history.
  */
-function start({
+export function start({
   callId,
   argv,
   command,
@@ -59,16 +98,17 @@ function start({
   recordAs,
   maxChars,
   head,
-}) {
+}: StartArgs): Promise<AgentProcessResult> {
   const keepStdin = background || yieldMs !== undefined;
-  const child = spawnAsSandboxUser(argv[0], argv.slice(1), {
+  const [program, ...args] = argv as [string, ...string[]];
+  const child = spawnAsSandboxUser(program, args, {
     cwd,
     env,
     detached: true,
     stdio: [keepStdin ? "pipe" : "ignore", "pipe", "pipe"],
   });
   const entry = recordAs ? history.start({ shellId: "main", kind: recordAs, command, callId }) : null;
-  const record = {
+  const record: ProcessRecord = {
     processId: `proc_${crypto.randomBytes(5).toString("hex")}`,
     callId,
     command,
@@ -93,8 +133,8 @@ function start({
   if (callId) byCall.set(callId, record);
   if (child.pid !== undefined) preferForOomKill(child.pid);
 
-  child.stdout.on("data", (chunk) => record.output.push("stdout", chunk));
-  child.stderr.on("data", (chunk) => record.output.push("stderr", chunk));
+  child.stdout?.on("data", (chunk: Buffer) => record.output.push("stdout", chunk));
+  child.stderr?.on("data", (chunk: Buffer) => record.output.push("stderr", chunk));
   child.stdin?.on("error", () => {
     record.stdinOpen = false;
   });
@@ -108,7 +148,7 @@ function start({
       : null;
 
   let settled = false;
-  const settle = (exitCode, signal) => {
+  const settle = (exitCode: number | null, signal: string | null) => {
     if (settled) return;
     settled = true;
     if (timer) clearTimeout(timer);
@@ -127,8 +167,8 @@ function start({
     for (const wake of record.waiters.splice(0)) wake();
     pruneFinished();
   };
-  child.on("error", (error) => {
-    record.output.append(`${argv[0]}: ${error.code === "ENOENT" ? "command not found" : error.message}\n`);
+  child.on("error", (error: NodeJS.ErrnoException) => {
+    record.output.append(`${program}: ${error.code === "ENOENT" ? "command not found" : error.message}\n`);
     settle(error.code === "ENOENT" ? 127 : 126, null);
   });
   child.on("close", (code, signal) => settle(code, signal));
@@ -139,7 +179,7 @@ function start({
     setTimeout(() => settle(code, signal), EXIT_GRACE_MS);
   });
 
-  const result = () => ({
+  const result = (): AgentProcessResult => ({
     ...summary(record),
     output: head ? record.output.page(0, maxChars) : record.output.tail(maxChars),
   });
@@ -159,7 +199,7 @@ function start({
   });
 }
 
-function find(processId) {
+function find(processId: string): ProcessRecord {
   const record = processes.get(processId);
   if (record === undefined) {
     throw new AgentError("process_not_found", `no process ${processId}; see process {action:"list"}`);
@@ -167,24 +207,25 @@ function find(processId) {
   return record;
 }
 
-function poll({ processId, offset, limit }) {
+export function poll({ processId, offset, limit }: AgentPollArgs): AgentProcessPage {
   const record = find(processId);
   return { ...summary(record), page: record.output.page(offset, limit) };
 }
 
-function write({ processId, input, eof }) {
+export function write({ processId, input, eof }: AgentProcessWriteArgs): Promise<AgentProcessSummary> {
   const record = find(processId);
-  if (!record.stdinOpen || record.child.stdin === null) {
+  const stdin = record.child.stdin;
+  if (!record.stdinOpen || !stdin) {
     throw new AgentError(
       "process_stdin_closed",
       `process ${processId} does not accept input (stdin is closed)`,
     );
   }
   return new Promise((resolve, reject) => {
-    record.child.stdin.write(input, (error) => {
+    stdin.write(input, (error) => {
       if (error) return reject(new AgentError("process_stdin_closed", error.message));
       if (eof) {
-        record.child.stdin.end();
+        stdin.end();
         record.stdinOpen = false;
       }
       resolve(summary(record));
@@ -192,23 +233,23 @@ function write({ processId, input, eof }) {
   });
 }
 
-function signalProcess({ processId, signal }) {
+export function signalProcess({ processId, signal }: AgentSignalArgs): AgentProcessSummary {
   const record = find(processId);
-  if (record.status === "running" && record.child.pid !== undefined) killTree(record.child.pid, signal);
+  if (record.status === "running" && record.child.pid !== undefined) {
+    killTree(record.child.pid, signal as NodeJS.Signals);
+  }
   return summary(record);
 }
 
-function list() {
+export function list(): AgentProcessSummary[] {
   return [...processes.values()].map(summary);
 }
 
 /** Interrupt of a tool call: kills its command's whole tree. */
-function cancel(callId) {
+export function cancel(callId: string): boolean {
   const record = byCall.get(callId);
   if (record === undefined || record.child.pid === undefined) return false;
   record.cancelled = true;
   killTree(record.child.pid);
   return true;
 }
-
-module.exports = { start, poll, write, signalProcess, list, cancel };

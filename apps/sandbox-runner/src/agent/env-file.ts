@@ -2,8 +2,8 @@
 // backslash and may span lines) so the agent knows a persistent shell's exported environment
 // without forking a process after every command.
 
-function parseExports(text) {
-  const env = {};
+export function parseExports(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
   let i = 0;
   while (i < text.length) {
     const header = /^declare -[a-zA-Z-]+ ([A-Za-z_][A-Za-z0-9_]*)/.exec(text.slice(i, i + 300));
@@ -12,7 +12,7 @@ function parseExports(text) {
       i = next === -1 ? text.length : next + 1;
       continue;
     }
-    const name = header[1];
+    const name = header[1] as string;
     i += header[0].length;
     if (text[i] !== "=") {
       i = text.indexOf("\n", i) + 1 || text.length; // exported but without a value
@@ -21,7 +21,8 @@ function parseExports(text) {
     i += 2; // ="
     let value = "";
     while (i < text.length && text[i] !== '"') {
-      if (text[i] === "\\" && i + 1 < text.length && '"\\$`'.includes(text[i + 1])) i += 1;
+      const next = text[i + 1];
+      if (text[i] === "\\" && next !== undefined && '"\\$`'.includes(next)) i += 1;
       value += text[i];
       i += 1;
     }
@@ -32,8 +33,6 @@ function parseExports(text) {
 }
 
 /** Quotes a string for bash with single quotes. */
-function shellQuote(value) {
+export function shellQuote(value: string): string {
   return `'${String(value).replaceAll("'", "'\\''")}'`;
 }
-
-module.exports = { parseExports, shellQuote };

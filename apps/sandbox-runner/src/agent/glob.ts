@@ -1,11 +1,11 @@
 // Glob patterns to regular expressions: `**` spans directories, `*` and `?` stay inside one path
 // segment, `[...]` is a character class and `{a,b}` an alternation.
 
-function globToRegExp(pattern) {
+export function globToRegExp(pattern: string): RegExp {
   let source = "";
   let braces = 0;
   for (let i = 0; i < pattern.length; i += 1) {
-    const char = pattern[i];
+    const char = pattern[i] as string;
     if (char === "*") {
       if (pattern[i + 1] === "*") {
         const slashAfter = pattern[i + 2] === "/";
@@ -42,5 +42,3 @@ function globToRegExp(pattern) {
   }
   return new RegExp(`^${source}$`);
 }
-
-module.exports = { globToRegExp };

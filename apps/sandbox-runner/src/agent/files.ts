@@ -1,15 +1,30 @@
 // File actions, all through resolvePath so every path stays inside the mounted roots.
-const fs = require("node:fs");
-const path = require("node:path");
-const { AgentError } = require("./errors");
-const { resolvePath, openChecked, isReadOnly } = require("./paths");
-const { globToRegExp } = require("./glob");
+import fs from "node:fs";
+import path from "node:path";
+import type {
+  AgentDirEntry,
+  AgentFsArgs,
+  AgentGlobArgs,
+  AgentGlobResult,
+  AgentListArgs,
+  AgentListResult,
+  AgentRawFile,
+  AgentReadArgs,
+  AgentReadRawArgs,
+  AgentReadResult,
+  AgentStatResult,
+  AgentWriteArgs,
+  AgentWriteResult,
+} from "@wakeloop/contracts";
+import { AgentError } from "./errors";
+import { globToRegExp } from "./glob";
+import { isReadOnly, openChecked, type ResolvedExisting, resolvePath } from "./paths";
 
 const MAX_READ_BYTES = 64 * 1024 * 1024;
 const MAX_LIST_ENTRIES = 2_000;
 const MAX_GLOB_VISITS = 200_000;
 
-function readChecked(resolved, input) {
+function readChecked(resolved: ResolvedExisting, input: string): Buffer {
   if (resolved.stat.isDirectory()) throw new AgentError("is_a_directory", `${input} is a directory; use ls`);
   if (resolved.stat.size > MAX_READ_BYTES) {
     throw new AgentError(
@@ -25,7 +40,7 @@ function readChecked(resolved, input) {
   }
 }
 
-function decodeText(buffer, input) {
+function decodeText(buffer: Buffer, input: string): string {
   if (buffer.subarray(0, 8_192).includes(0)) {
     throw new AgentError("file_is_binary", `${input} looks binary (it contains NUL bytes)`);
   }
@@ -33,7 +48,7 @@ function decodeText(buffer, input) {
 }
 
 /** Lines [offset, offset+limit) of a text file, 1-based, with the file's line count. */
-function read({ path: input, cwd, offset = 1, limit }) {
+export function read({ path: input, cwd, offset = 1, limit }: AgentReadArgs): AgentReadResult {
   const resolved = resolvePath(input, { cwd });
   const text = decodeText(readChecked(resolved, input), input);
   const lines = text.split("\n");
@@ -43,13 +58,14 @@ function read({ path: input, cwd, offset = 1, limit }) {
 }
 
 /** A whole text file (for edit and apply_patch, which change it on the runner side). */
-function readRaw({ path: input, cwd, missingOk = false }) {
+export function readRaw({ path: input, cwd, missingOk = false }: AgentReadRawArgs): AgentRawFile {
   const resolved = resolvePath(input, { cwd, mode: missingOk ? "write" : "read" });
   if (resolved.stat === null) return { path: resolved.path, exists: false, content: "" };
-  return { path: resolved.path, exists: true, content: decodeText(readChecked(resolved, input), input) };
+  const existing = { path: resolved.path, stat: resolved.stat };
+  return { path: resolved.path, exists: true, content: decodeText(readChecked(existing, input), input) };
 }
 
-function write({ path: input, cwd, content, append = false }) {
+export function write({ path: input, cwd, content, append = false }: AgentWriteArgs): AgentWriteResult {
   const resolved = resolvePath(input, { cwd, mode: "write" });
   if (resolved.stat?.isDirectory()) throw new AgentError("is_a_directory", `${input} is a directory`);
   fs.mkdirSync(path.dirname(resolved.path), { recursive: true });
@@ -66,35 +82,35 @@ function write({ path: input, cwd, content, append = false }) {
 }
 
 /** Removes a file (apply_patch deleting a file). */
-function remove({ path: input, cwd }) {
+export function remove({ path: input, cwd }: AgentFsArgs): { path: string } {
   const resolved = resolvePath(input, { cwd, mode: "write" });
   if (resolved.stat?.isDirectory()) throw new AgentError("is_a_directory", `${input} is a directory`);
   fs.rmSync(resolved.path, { force: true });
   return { path: resolved.path };
 }
 
-function typeOf(stat) {
+function typeOf(stat: fs.Stats): AgentDirEntry["type"] {
   if (stat.isFile()) return "file";
   if (stat.isDirectory()) return "dir";
   if (stat.isSymbolicLink()) return "symlink";
   return "other";
 }
 
-function describeEntry(dir, name) {
+function describeEntry(dir: string, name: string): AgentDirEntry {
   const stat = fs.lstatSync(path.join(dir, name));
-  const entry = { name, type: typeOf(stat), size: stat.size, mtime: stat.mtime.toISOString() };
+  const entry: AgentDirEntry = { name, type: typeOf(stat), size: stat.size, mtime: stat.mtime.toISOString() };
   if (entry.type === "symlink") entry.target = fs.readlinkSync(path.join(dir, name));
   return entry;
 }
 
-function list({ path: input = ".", cwd, all = false }) {
+export function list({ path: input = ".", cwd, all = false }: AgentListArgs): AgentListResult {
   const resolved = resolvePath(input, { cwd });
   if (!resolved.stat.isDirectory()) throw new AgentError("not_a_directory", `${input} is not a directory`);
   const names = fs
     .readdirSync(resolved.path)
     .filter((name) => all || !name.startsWith("."))
     .sort();
-  const entries = [];
+  const entries: AgentDirEntry[] = [];
   for (const name of names.slice(0, MAX_LIST_ENTRIES)) {
     try {
       entries.push(describeEntry(resolved.path, name));
@@ -105,7 +121,7 @@ function list({ path: input = ".", cwd, all = false }) {
   return { path: resolved.path, entries, total: names.length, truncated: names.length > MAX_LIST_ENTRIES };
 }
 
-function stat({ path: input, cwd }) {
+export function stat({ path: input, cwd }: AgentFsArgs): AgentStatResult {
   const resolved = resolvePath(input, { cwd });
   const s = resolved.stat;
   return {
@@ -118,24 +134,29 @@ function stat({ path: input, cwd }) {
   };
 }
 
-function mkdir({ path: input, cwd }) {
+export function mkdir({ path: input, cwd }: AgentFsArgs): { path: string; created: boolean } {
   const resolved = resolvePath(input, { cwd, mode: "write" });
   fs.mkdirSync(resolved.path, { recursive: true });
   return { path: resolved.path, created: resolved.stat === null };
 }
 
 /** Entries under `path` whose path relative to it matches `pattern`; does not follow symlinks. */
-function glob({ path: input = ".", cwd, pattern, kind = "any", limit = 500 }) {
+export function glob({
+  path: input = ".",
+  cwd,
+  pattern,
+  kind = "any",
+  limit = 500,
+}: AgentGlobArgs): AgentGlobResult {
   const root = resolvePath(input, { cwd });
   if (!root.stat.isDirectory()) throw new AgentError("not_a_directory", `${input} is not a directory`);
   const matcher = globToRegExp(pattern);
-  const matches = [];
+  const matches: string[] = [];
   const stack = [""];
   let visited = 0;
   let truncated = false;
-  while (stack.length > 0 && !truncated) {
-    const relDir = stack.pop();
-    let dirents;
+  for (let relDir = stack.pop(); relDir !== undefined && !truncated; relDir = stack.pop()) {
+    let dirents: fs.Dirent[];
     try {
       dirents = fs.readdirSync(path.join(root.path, relDir), { withFileTypes: true });
     } catch {
@@ -158,5 +179,3 @@ function glob({ path: input = ".", cwd, pattern, kind = "any", limit = 500 }) {
   matches.sort();
   return { path: root.path, matches, truncated };
 }
-
-module.exports = { read, readRaw, write, remove, list, stat, mkdir, glob };

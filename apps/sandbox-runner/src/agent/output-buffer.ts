@@ -1,20 +1,20 @@
 // Output of one command (stdout and stderr interleaved in arrival order, as a terminal shows them).
 // Offsets are absolute character positions since the command started, so paging stays stable while a
 // background process keeps writing; past `cap` characters the oldest output is dropped.
-const { StringDecoder } = require("node:string_decoder");
+import { StringDecoder } from "node:string_decoder";
+import type { AgentOutputPage } from "@wakeloop/contracts";
 
 const DEFAULT_CAP = 4_000_000;
 
-class OutputBuffer {
-  constructor(cap = DEFAULT_CAP) {
-    this.cap = cap;
-    this.text = "";
-    this.dropped = 0;
-    this.decoders = new Map();
-  }
+export class OutputBuffer {
+  private text = "";
+  private dropped = 0;
+  private readonly decoders = new Map<string, StringDecoder>();
+
+  constructor(private readonly cap = DEFAULT_CAP) {}
 
   /** Appends a chunk from `stream` (each stream decodes UTF-8 on its own so split characters survive). */
-  push(stream, chunk) {
+  push(stream: string, chunk: Buffer): void {
     let decoder = this.decoders.get(stream);
     if (decoder === undefined) {
       decoder = new StringDecoder("utf8");
@@ -23,7 +23,7 @@ class OutputBuffer {
     this.append(decoder.write(chunk));
   }
 
-  append(text) {
+  append(text: string): void {
     if (text.length === 0) return;
     this.text += text;
     if (this.text.length > this.cap) {
@@ -33,22 +33,20 @@ class OutputBuffer {
     }
   }
 
-  get total() {
+  get total(): number {
     return this.dropped + this.text.length;
   }
 
   /** Characters [offset, offset+limit) that are still held; `from` says where the page really starts. */
-  page(offset, limit) {
+  page(offset: number, limit: number): AgentOutputPage {
     const from = Math.max(offset, this.dropped);
     const text = this.text.slice(from - this.dropped, from - this.dropped + limit);
     return { from, text, total: this.total, dropped: this.dropped };
   }
 
   /** The last `limit` characters. */
-  tail(limit) {
+  tail(limit: number): AgentOutputPage {
     const from = Math.max(this.dropped, this.total - limit);
     return this.page(from, limit);
   }
 }
-
-module.exports = { OutputBuffer };

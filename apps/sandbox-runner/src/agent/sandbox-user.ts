@@ -4,17 +4,17 @@
 // it (kill needs a matching real or saved uid) nor open its stdio or memory under /proc (the kernel
 // wants all of its uids to match, and it is no longer dumpable): the runner's channel is the agent's
 // alone. Commands are started with every uid set to 1000, so none of them can take uid 0 back.
-const { spawn } = require("node:child_process");
+import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 
-const SANDBOX_UID = 1000;
-const SANDBOX_GID = 1000;
+export const SANDBOX_UID = 1000;
+export const SANDBOX_GID = 1000;
 
 /** Called once, before anything else runs; a no-op in an agent already started as the sandbox user. */
-function becomeSandboxUser() {
-  if (process.getuid() !== 0) return;
-  process.setgroups([]);
-  process.setegid(SANDBOX_GID);
-  process.seteuid(SANDBOX_UID);
+export function becomeSandboxUser(): void {
+  if (process.getuid?.() !== 0) return;
+  process.setgroups?.([]);
+  process.setegid?.(SANDBOX_GID);
+  process.seteuid?.(SANDBOX_UID);
 }
 
 /**
@@ -22,14 +22,12 @@ function becomeSandboxUser() {
  * may set all of its ids (an unprivileged setuid would only change the effective one); spawn returns
  * after the child has exec'd, so the agent is back to uid 1000 before any other code runs.
  */
-function spawnAsSandboxUser(command, args, options) {
-  if (process.getuid() !== 0) return spawn(command, args, options);
-  process.seteuid(0);
+export function spawnAsSandboxUser(command: string, args: string[], options: SpawnOptions): ChildProcess {
+  if (process.getuid?.() !== 0) return spawn(command, args, options);
+  process.seteuid?.(0);
   try {
     return spawn(command, args, { ...options, uid: SANDBOX_UID, gid: SANDBOX_GID });
   } finally {
-    process.seteuid(SANDBOX_UID);
+    process.seteuid?.(SANDBOX_UID);
   }
 }
-
-module.exports = { becomeSandboxUser, spawnAsSandboxUser, SANDBOX_UID, SANDBOX_GID };

@@ -1,14 +1,16 @@
 // Killing a command means killing everything it started: its process group and any descendant that
 // moved to another group or session (setsid, job control), found by walking /proc.
-const fs = require("node:fs");
+import fs from "node:fs";
 
-/** pid → { children, pgrp } for every process visible in the container. */
-function processTable() {
-  const children = new Map();
-  const groups = new Map();
+type ProcessTable = { children: Map<number, number[]>; groups: Map<number, number> };
+
+/** pid → children and pid → process group, for every process visible in the container. */
+function processTable(): ProcessTable {
+  const children = new Map<number, number[]>();
+  const groups = new Map<number, number>();
   for (const name of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
-    let stat;
+    let stat: string;
     try {
       stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
     } catch {
@@ -25,11 +27,10 @@ function processTable() {
   return { children, groups };
 }
 
-function descendants(pid, children = processTable().children) {
-  const found = [];
+function descendants(pid: number, children = processTable().children): number[] {
+  const found: number[] = [];
   const queue = [pid];
-  while (queue.length > 0) {
-    const next = queue.shift();
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     for (const child of children.get(next) ?? []) {
       found.push(child);
       queue.push(child);
@@ -38,7 +39,7 @@ function descendants(pid, children = processTable().children) {
   return found;
 }
 
-function signal(pid, name) {
+function signal(pid: number, name: NodeJS.Signals): void {
   try {
     process.kill(pid, name);
   } catch {
@@ -50,7 +51,7 @@ function signal(pid, name) {
  * Signals the process group led by `pid` and every descendant that left it. With `keepRoot` the
  * leader itself survives (a persistent shell whose running command is interrupted).
  */
-function killTree(pid, name = "SIGKILL", { keepRoot = false } = {}) {
+export function killTree(pid: number, name: NodeJS.Signals = "SIGKILL", { keepRoot = false } = {}): void {
   const table = processTable();
   const tree = descendants(pid, table.children);
   if (!keepRoot) signal(-pid, name);
@@ -60,12 +61,10 @@ function killTree(pid, name = "SIGKILL", { keepRoot = false } = {}) {
 }
 
 /** Makes the command, not the agent, the out-of-memory killer's first choice inside the container. */
-function preferForOomKill(pid) {
+export function preferForOomKill(pid: number): void {
   try {
     fs.writeFileSync(`/proc/${pid}/oom_score_adj`, "1000");
   } catch {
     // the process may already have exited
   }
 }
-
-module.exports = { killTree, descendants, preferForOomKill };
