@@ -14,6 +14,9 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082 })
       .default(`${hostname()}-${process.pid}`)
       .describe("Recorded on the wakes this worker holds, so an operator can tell whose lease expired"),
     WORKER_SLOTS: count(1, 4).describe("Wakes run at once by this process; scale out with more processes"),
+    HISTORY_CACHE_EVENTS: count(0, 100_000).describe(
+      "Events of recently run sessions kept in memory, so a session's next wake on this worker reads only what is new (0: none)",
+    ),
     LEASE_TTL_MS: count(1_000, 15_000).describe(
       "A wake whose worker stops renewing for this long is rescheduled; renewed every third of it",
     ),

@@ -5,6 +5,7 @@ import { createSandboxClient } from "@wakeloop/sandbox-client";
 import { runService } from "@wakeloop/service-kit";
 import { loadConfig } from "./config";
 import { modelClients } from "./model/model-clients";
+import { HistoryCache } from "./session/history-cache";
 import { startWorker } from "./worker";
 
 // Wiring only (STYLE §8): behaviour modules are started here and stopped by the returned stoppable.
@@ -20,6 +21,7 @@ await runService({
       log,
       tracer,
       slots: config.WORKER_SLOTS,
+      histories: new HistoryCache(config.HISTORY_CACHE_EVENTS),
       sandbox: config.SANDBOX_ENABLED ? createSandboxClient(bus) : null,
       models: modelClients({
         db,

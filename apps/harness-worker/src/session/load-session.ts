@@ -27,15 +27,17 @@ export function sessionSpecs(lease: AcquiredLease): SessionSpecs {
 
 /**
  * The view a wake starts from: the session row its lease returned, its specs, and the history up to
- * that row's last seq. Events committed after it are picked up by the wake's next write.
+ * that row's last seq, read after the `known` prefix (a `HistoryCache`'s). Events committed after it
+ * are picked up by the wake's next write.
  */
 export async function loadSession(
   db: Kysely<Database>,
   lease: AcquiredLease,
   specs: SessionSpecs,
+  known: SessionEvent[] = [],
 ): Promise<SessionView> {
   const { session } = lease;
-  const events = await readHistory(db, session.tenant_id, session.id, session.state.last_seq);
+  const events = await readHistory(db, session.tenant_id, session.id, session.state.last_seq, known);
   return new SessionView({
     tenantId: session.tenant_id,
     sessionId: session.id,
@@ -47,8 +49,15 @@ export async function loadSession(
   });
 }
 
-async function readHistory(db: Kysely<Database>, tenantId: string, sessionId: string, lastSeq: number) {
-  const events: SessionEvent[] = [];
+/** The history up to `lastSeq`, reading only what follows the `known` prefix. */
+async function readHistory(
+  db: Kysely<Database>,
+  tenantId: string,
+  sessionId: string,
+  lastSeq: number,
+  known: SessionEvent[],
+) {
+  const events = known;
   while (events.length < lastSeq) {
     const page = await readEvents(db, {
       tenantId,

@@ -32,6 +32,7 @@ import type { Kysely } from "kysely";
 import { buildModelRequest } from "../context/build-request";
 import { callModel } from "../model/call-model";
 import type { ModelClients } from "../model/model-clients";
+import type { HistoryCache } from "../session/history-cache";
 import { loadSession, sessionSpecs } from "../session/load-session";
 import type { SessionView } from "../session/session-view";
 import { SessionWriter, type WriteInput } from "../session/session-writer";
@@ -50,6 +51,7 @@ export interface WakeDeps {
   models: ModelClients;
   sandbox: SandboxClient | null;
   settings: WakeSettings;
+  histories: HistoryCache;
 }
 
 /**
@@ -130,7 +132,8 @@ async function leasedWake(
       (resolved) => ({ resolved }),
       (refusal: unknown) => ({ refusal }),
     );
-    const [view, { events }] = await Promise.all([loadSession(db, lease, specs), running]);
+    const known = deps.histories.take(job.session_id, lease.session.last_seq);
+    const [view, { events }] = await Promise.all([loadSession(db, lease, specs, known), running]);
     span.updateName(`invoke_agent ${view.agent.name}`);
     span.setAttribute(ATTR_GEN_AI_AGENT_NAME, view.agent.name);
     const writer = new SessionWriter(db, view, { id: job.wake_id, epoch: lease.epoch, traceId });
@@ -147,6 +150,7 @@ async function leasedWake(
       span.setStatus({ code: SpanStatusCode.ERROR });
       await wake.fail(error);
     }
+    deps.histories.keep(job.session_id, view.events);
   } finally {
     control.unsubscribe();
     keeper.stop();

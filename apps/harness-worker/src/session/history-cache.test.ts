@@ -1,0 +1,49 @@
+import type { SessionEvent } from "@wakeloop/contracts";
+import { describe, expect, it } from "vitest";
+import { HistoryCache } from "./history-cache";
+
+const history = (count: number): SessionEvent[] =>
+  Array.from({ length: count }, (_, index) => ({
+    id: `e${index + 1}`,
+    session_id: "s",
+    seq: index + 1,
+    processed_at: null,
+    created_at: "2026-11-23T00:00:00.000Z",
+    wake_id: null,
+    trace_id: null,
+    type: "agent.thinking",
+  }));
+
+describe("HistoryCache", () => {
+  it("gives back a copy of a kept history as the prefix of a longer session", () => {
+    const cache = new HistoryCache(100);
+    const kept = history(3);
+    cache.keep("a", kept);
+    const taken = cache.take("a", 5);
+    expect(taken).toEqual(kept);
+    taken.push(...history(4).slice(3));
+    expect(kept).toHaveLength(3);
+    // Taken means handed to a wake, which keeps what it ends with.
+    expect(cache.take("a", 5)).toEqual([]);
+  });
+
+  it("never gives a history longer than the session's, or one with a gap", () => {
+    const cache = new HistoryCache(100);
+    cache.keep("a", history(4));
+    expect(cache.take("a", 3)).toEqual([]);
+    cache.keep("b", history(4).slice(1));
+    expect(cache.take("b", 10)).toEqual([]);
+  });
+
+  it("holds at most its events, dropping the least recently kept session first", () => {
+    const cache = new HistoryCache(5);
+    cache.keep("a", history(2));
+    cache.keep("b", history(2));
+    cache.keep("c", history(2));
+    expect(cache.take("a", 10)).toEqual([]);
+    expect(cache.take("b", 10)).toHaveLength(2);
+    expect(cache.take("c", 10)).toHaveLength(2);
+    cache.keep("big", history(6));
+    expect(cache.take("big", 10)).toEqual([]);
+  });
+});
