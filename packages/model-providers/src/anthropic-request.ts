@@ -1,6 +1,6 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ContentBlock } from "@wakeloop/contracts";
-import type { ModelMessage, ModelRequest } from "./model-client";
+import { type ModelMessage, type ModelRequest, perMessage } from "./model-client";
 
 type UserBlock = Anthropic.TextBlockParam | Anthropic.ImageBlockParam | Anthropic.ToolResultBlockParam;
 type AssistantBlock = Anthropic.TextBlockParam | Anthropic.ToolUseBlockParam;
@@ -17,7 +17,7 @@ function nonEmpty<T extends { type: string }>(blocks: T[]): T[] {
 
 type WireTurn = { role: "user"; content: UserBlock[] } | { role: "assistant"; content: AssistantBlock[] };
 
-function toWire(message: ModelMessage): WireTurn {
+const toWire = perMessage((message: ModelMessage): WireTurn => {
   switch (message.role) {
     case "user":
       return { role: "user", content: nonEmpty(message.content.map(contentBlock)) };
@@ -44,7 +44,7 @@ function toWire(message: ModelMessage): WireTurn {
         })),
       };
   }
-}
+});
 
 /**
  * Tool results travel in a user message, so results followed by new user input become one user
@@ -58,10 +58,18 @@ function mergeTurns(turns: WireTurn[]): WireTurn[] {
     if (previous?.role === "user" && turn.role === "user") previous.content.push(...turn.content);
     else if (previous?.role === "assistant" && turn.role === "assistant")
       previous.content.push(...turn.content);
-    // toWire built every content array fresh, so extending one in place touches no caller data.
-    else merged.push(turn);
+    // Wire turns are shared between requests (`perMessage`): extend a copy, never the original.
+    else merged.push(copyOf(turn));
   }
   return merged;
+}
+
+/** A turn whose content can be extended without touching the shared original. */
+function copyOf(turn: WireTurn): WireTurn {
+  // Spelled per role: a spread of the union would not keep each role's block type.
+  return turn.role === "user"
+    ? { role: "user", content: [...turn.content] }
+    : { role: "assistant", content: [...turn.content] };
 }
 
 export function toAnthropicParams(request: ModelRequest): Anthropic.MessageCreateParamsStreaming {

@@ -76,3 +76,20 @@ export interface ModelClient {
   stream(request: ModelRequest, options?: ModelCallOptions): AsyncIterable<ModelStreamEvent>;
   complete(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse>;
 }
+
+/**
+ * A message's wire form, converted once: a wake's history hands the same message objects to every
+ * request (only the open turn is new), so each request converts only what is new. Wire forms are
+ * shared between requests, so their users must not change them.
+ */
+export function perMessage<T>(convert: (message: ModelMessage) => T): (message: ModelMessage) => T {
+  const converted = new WeakMap<ModelMessage, T>();
+  return (message) => {
+    let wire = converted.get(message);
+    if (wire === undefined) {
+      wire = convert(message);
+      converted.set(message, wire);
+    }
+    return wire;
+  };
+}

@@ -1,6 +1,6 @@
 import type { ContentBlock } from "@wakeloop/contracts";
 import type OpenAI from "openai";
-import type { ModelMessage, ModelRequest } from "./model-client";
+import { type ModelMessage, type ModelRequest, perMessage } from "./model-client";
 
 type Message = OpenAI.ChatCompletionMessageParam;
 
@@ -25,7 +25,7 @@ function userContent(content: ContentBlock[]): OpenAI.ChatCompletionUserMessageP
   );
 }
 
-function toWire(message: ModelMessage): Message[] {
+const toWire = perMessage((message: ModelMessage): Message[] => {
   switch (message.role) {
     case "user":
       return [{ role: "user", content: userContent(message.content) }];
@@ -71,7 +71,7 @@ function toWire(message: ModelMessage): Message[] {
       return images.length > 0 ? [...results, { role: "user", content: images }] : results;
     }
   }
-}
+});
 
 export function toOpenAIParams(
   request: ModelRequest,
