@@ -5,6 +5,7 @@ import { runAppendBench } from "../packages/db/bench/append-bench";
 import { runSessionBench } from "./session-bench";
 
 // npm run bench [-- --quick] [-- --only session,append,sandbox]
+// The services run compiled, as in production: `npm run bench` builds them first (`npm run build`).
 // Writes bench/results/<timestamp>.json and latest.json, and prints a table. Medians and tails
 // come from one run on one machine: compare ratios within a run, not absolute numbers across runs.
 
@@ -23,7 +24,7 @@ const latency = (name: string, s: { p50: number; p95: number; p99: number }, tar
   rows.push([name, ms(s.p50), ms(s.p95), ms(s.p99), target]);
 
 if (only.has("session")) {
-  const session = await runSessionBench({ quick: values.quick });
+  const session = await runSessionBench({ quick: values.quick, run: "dist" });
   results.session = session;
   latency("dispatch: event accepted → model request (ms)", session.dispatchMs.fromAccepted, "p50 ≤ 10");
   latency("dispatch: POST sent → model request (ms)", session.dispatchMs.fromSent);

@@ -1,5 +1,5 @@
 import type { Script } from "@wakeloop/fake-model";
-import { type LatencySummary, Platform, round2 as round, summarize } from "@wakeloop/testing";
+import { type LatencySummary, Platform, type RunMode, round2 as round, summarize } from "@wakeloop/testing";
 import { sql } from "kysely";
 import { now } from "./stats";
 
@@ -153,12 +153,14 @@ export interface SessionBenchResult {
   };
 }
 
-export async function runSessionBench(options: { quick?: boolean } = {}): Promise<SessionBenchResult> {
+export async function runSessionBench(
+  options: { quick?: boolean; run?: RunMode } = {},
+): Promise<SessionBenchResult> {
   const scale = options.quick ? 0.2 : 1;
   const n = (value: number) => Math.max(5, Math.round(value * scale));
   const workerEnv = { WORKER_SLOTS: "32", MAX_MODEL_REQUESTS_PER_WAKE: "1000" };
 
-  const one = await Platform.start({ workers: 1, script: benchScript(), workerEnv });
+  const one = await Platform.start({ workers: 1, script: benchScript(), workerEnv, run: options.run });
   let result: Omit<SessionBenchResult, "wakes"> & { wakes: Partial<SessionBenchResult["wakes"]> };
   try {
     await wakeThroughput(one, 20); // warm-up: connections, JIT, prepared plans
@@ -176,7 +178,7 @@ export async function runSessionBench(options: { quick?: boolean } = {}): Promis
   } finally {
     await one.stop();
   }
-  const two = await Platform.start({ workers: 2, script: benchScript(), workerEnv });
+  const two = await Platform.start({ workers: 2, script: benchScript(), workerEnv, run: options.run });
   try {
     await wakeThroughput(two, 20);
     result.wakes.twoWorkers = await wakeThroughput(two, n(500));

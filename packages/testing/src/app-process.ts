@@ -1,12 +1,38 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 
 export type LogRecord = Record<string, unknown> & { msg?: string };
 
 /**
+ * How an app or CLI is run: its TypeScript source through tsx (development and tests: no build step),
+ * or the JavaScript `npm run build` compiled into `dist/` (production, so benchmarks measure it).
+ */
+export type RunMode = "source" | "dist";
+
+/** `WAKELOOP_RUN=dist` runs the compiled apps; the source is the default. */
+export function defaultRunMode(): RunMode {
+  return process.env.WAKELOOP_RUN === "dist" ? "dist" : "source";
+}
+
+/**
+ * The node arguments that run the entry point `source` (`<dir>/src/<path>.ts`, relative to `cwd`) in
+ * `mode`; compiled, that is `<dir>/dist/<path>.js`, as production runs it.
+ */
+export function entryArgs(source: string, mode: RunMode, cwd = process.cwd()): string[] {
+  if (mode === "source") return ["--import", "tsx", source];
+  const compiled = source.replace("/src/", "/dist/").replace(/\.ts$/, ".js");
+  if (!existsSync(resolve(cwd, compiled)))
+    throw new Error(`${compiled} is missing: run \`npm run build\` first`);
+  return ["--enable-source-maps", compiled];
+}
+
+/**
  * One Wakeloop app as its own process, started the way operators start it (`node --import tsx
- * apps/<app>/src/main.ts`), its pino JSON log kept for assertions.
+ * apps/<app>/src/main.ts`, or compiled: `node --enable-source-maps apps/<app>/dist/main.js`), its
+ * pino JSON log kept for assertions.
  */
 export class AppProcess {
   readonly app: string;
@@ -16,9 +42,10 @@ export class AppProcess {
   readonly #child: ChildProcess;
   readonly #waiters = new Set<() => void>();
 
-  constructor(app: string, env: Record<string, string>, options: { cwd?: string } = {}) {
+  constructor(app: string, env: Record<string, string>, options: { cwd?: string; run?: RunMode } = {}) {
     this.app = app;
-    this.#child = spawn(process.execPath, ["--import", "tsx", `apps/${app}/src/main.ts`], {
+    const args = entryArgs(`apps/${app}/src/main.ts`, options.run ?? defaultRunMode(), options.cwd);
+    this.#child = spawn(process.execPath, args, {
       env: { PATH: process.env.PATH ?? "", ...env },
       stdio: ["ignore", "pipe", "pipe"],
       ...(options.cwd !== undefined && { cwd: options.cwd }),

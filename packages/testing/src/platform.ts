@@ -8,7 +8,7 @@ import { connectBus } from "@wakeloop/bus";
 import type { SessionEvent } from "@wakeloop/contracts";
 import { type FakeModelServer, type Script, startFakeModelServer } from "@wakeloop/fake-model";
 import type Docker from "dockerode";
-import { AppProcess } from "./app-process";
+import { AppProcess, defaultRunMode, entryArgs, type RunMode } from "./app-process";
 import { createTestDatabase, type TestDatabase } from "./database";
 import { labelledContainers, removeLabelled, requireDocker } from "./docker";
 import { cleanupPrefix, testNatsUrl, testPrefix } from "./nats";
@@ -43,6 +43,8 @@ export interface PlatformOptions {
   /** Extra environment for one app, by its name (`gateway`, `harness-worker`, …), e.g. its own credentials. */
   appEnv?: Partial<Record<string, Record<string, string>>>;
   script?: Script;
+  /** Run the apps and the tenant CLI from source (tsx) or compiled (`npm run build`); see RunMode. */
+  run?: RunMode;
 }
 
 export interface ApiResponse {
@@ -96,6 +98,10 @@ export class Platform {
     return this.database.db;
   }
 
+  private get run(): RunMode {
+    return this.options.run ?? defaultRunMode();
+  }
+
   /** The model configuration of an agent that talks to this platform's fake model server. */
   fakeModel(provider: "openai_compatible" | "anthropic" = "openai_compatible") {
     return provider === "anthropic"
@@ -128,10 +134,10 @@ export class Platform {
 
   /** A tenant and its first owner key, made with the operators' command. */
   async createTenant(name: string): Promise<{ tenantId: string; apiKey: string }> {
-    const cli = "apps/gateway/src/cli/create-tenant.ts";
+    const cli = entryArgs("apps/gateway/src/cli/create-tenant.ts", this.run, ROOT);
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ["--import", "tsx", cli, "--name", name, "--json", "--database-url", this.database.url],
+      [...cli, "--name", name, "--json", "--database-url", this.database.url],
       { cwd: ROOT },
     );
     const created = JSON.parse(stdout) as { tenant: { id: string }; owner_key: { key: string } };
@@ -144,13 +150,13 @@ export class Platform {
     this.apiKey = tenant.apiKey;
 
     for (const name of ["orchestrator", "gateway", "memory-retrieval"])
-      this.apps.set(name, new AppProcess(name, this.env(name), { cwd: ROOT }));
+      this.apps.set(name, new AppProcess(name, this.env(name), { cwd: ROOT, run: this.run }));
     if (this.runner) {
       const env = this.env("sandbox-runner", {
         SANDBOX_RUNNER_ID: this.runner.id,
         SANDBOX_STATE_DIR: this.runner.stateDir,
       });
-      this.apps.set("sandbox-runner", new AppProcess("sandbox-runner", env, { cwd: ROOT }));
+      this.apps.set("sandbox-runner", new AppProcess("sandbox-runner", env, { cwd: ROOT, run: this.run }));
     }
     for (let index = 1; index <= (this.options.workers ?? 2); index++) this.startWorker(`worker-${index}`);
     await Promise.all([...this.apps.values()].map((app) => app.record("ready", READY_TIMEOUT_MS)));
@@ -163,9 +169,7 @@ export class Platform {
     const worker = new AppProcess(
       "harness-worker",
       this.env("harness-worker", { WORKER_ID: name, ...this.options.workerEnv }),
-      {
-        cwd: ROOT,
-      },
+      { cwd: ROOT, run: this.run },
     );
     this.apps.set(name, worker);
     return worker.record("ready", READY_TIMEOUT_MS).then(() => worker);
