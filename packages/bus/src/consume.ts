@@ -37,6 +37,14 @@ export interface ConsumeOptions {
   pullExpiresMs?: number;
   /** Failures the loop recovered from (a failed pull, an ack that could not be sent); for logs. */
   onError?: (err: WakeloopError) => void;
+  /**
+   * Asked before each pull, even with free slots: false holds pulling back (the process is short of
+   * memory or connections) until a handler finishes or `holdMs` passes, then it is asked again. Messages
+   * stay in the stream meanwhile, for a process that has room.
+   */
+  mayPull?: () => boolean;
+  /** How long a refused `mayPull` waits before it is asked again when no handler finishes sooner. */
+  holdMs?: number;
 }
 
 export interface ConsumeDeps {
@@ -160,6 +168,10 @@ export async function consume<E extends CatalogEntry>(
     while (!signal?.aborted) {
       if (inflight.size >= concurrency) {
         await Promise.race(inflight);
+        continue;
+      }
+      if (options.mayPull?.() === false) {
+        await Promise.race([...inflight, sleep(options.holdMs ?? 100, signal)]);
         continue;
       }
       try {
