@@ -1,5 +1,5 @@
 export { type AppRoleOptions, ensureAppRole, roleBypassesRowSecurity } from "./app-role";
-export { type CreateDbOptions, createDb } from "./create-db";
+export { type CreateDbOptions, createDb, poolStats } from "./create-db";
 export type * from "./database";
 export { dropDatabase, dropRole, ensureDatabase, redactUrl } from "./database-admin";
 export { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
@@ -13,9 +13,9 @@ export {
   expiredLeases,
   type FinishWakeInput,
   finishWake,
-  type RenewLeaseInput,
+  type HeldLease,
   type RequeueWakeInput,
-  renewLease,
+  renewLeases,
   requeueWake,
 } from "./lease";
 export { migrateToLatest } from "./migrator";

@@ -2,13 +2,13 @@ import {
   createTestDatabase,
   type SeededAgent,
   seedAgent,
-  seedSession,
+  seedQueuedWake,
   type TestDatabase,
 } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { append, appendInTx } from "./event-store";
 import { newId } from "./ids";
-import { acquireLease, expiredLeases, finishWake, renewLease, requeueWake } from "./lease";
+import { acquireLease, expiredLeases, finishWake, renewLeases, requeueWake } from "./lease";
 import { isUniqueViolation } from "./pg-errors";
 import { getSession } from "./session-queries";
 import { openWake } from "./wakes";
@@ -22,15 +22,11 @@ beforeAll(async () => {
 });
 afterAll(() => testDb.drop());
 
-async function sessionWithWake(): Promise<{ sessionId: string; wakeId: string }> {
-  const session = await seedSession(testDb.db, seeded);
-  const wake = await openWake(testDb.db, {
-    tenantId: seeded.tenantId,
-    sessionId: session.id,
-    reason: "user_message",
-  });
-  if (wake === null) throw new Error("a new session has no open wake");
-  return { sessionId: session.id, wakeId: wake.id };
+const sessionWithWake = () => seedQueuedWake(testDb.db, seeded);
+
+/** Renews one lease the way the worker's batch does; true when it was renewed. */
+async function renewLease(wakeId: string, epoch: number, ttlMs: number): Promise<boolean> {
+  return (await renewLeases(testDb.db, seeded.tenantId, [{ wakeId, epoch }], ttlMs)).has(wakeId);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -111,7 +107,7 @@ describe("leases", () => {
     await expect(
       append(testDb.db, { tenantId, sessionId, events: [{ type: "agent.thinking" }], fence: 1 }),
     ).rejects.toMatchObject({ code: "stale_fence" });
-    expect(await renewLease(testDb.db, { tenantId, wakeId, epoch: 1, ttlMs: 30_000 })).toBe(false);
+    expect(await renewLease(wakeId, 1, 30_000)).toBe(false);
     expect(await finishWake(testDb.db, { tenantId, wakeId, epoch: 1, status: "completed" })).toBe(false);
 
     const next = await acquireLease(testDb.db, {
@@ -134,7 +130,7 @@ describe("leases", () => {
       .transaction()
       .execute((trx) => requeueWake(trx, { tenantId, wakeId, expectedEpoch: 1 }));
     expect(requeued).toBeNull();
-    expect(await renewLease(testDb.db, { tenantId, wakeId, epoch: 1, ttlMs: 60_000 })).toBe(true);
+    expect(await renewLease(wakeId, 1, 60_000)).toBe(true);
     expect((await getSession(testDb.db, tenantId, sessionId))?.lease_epoch).toBe(1);
   });
 
@@ -145,7 +141,7 @@ describe("leases", () => {
       await acquireLease(testDb.db, { tenantId, sessionId, wakeId, workerId: "w", ttlMs: 1 });
       await sleep(5);
       const [renewed, requeued] = await Promise.all([
-        renewLease(testDb.db, { tenantId, wakeId, epoch: 1, ttlMs: 60_000 }),
+        renewLease(wakeId, 1, 60_000),
         testDb.db.transaction().execute((trx) => requeueWake(trx, { tenantId, wakeId, expectedEpoch: 1 })),
       ]);
       expect(renewed !== (requeued !== null)).toBe(true);
@@ -154,6 +150,50 @@ describe("leases", () => {
       expect(row.status).toBe(renewed ? "running" : "queued");
       expect(epoch).toBe(renewed ? 1 : 2);
     }
+  });
+});
+
+describe("renewing a batch of leases", () => {
+  it("renews the held ones in one go and leaves out the lost, the finished and other epochs", async () => {
+    const tenantId = seeded.tenantId;
+    const taken = [];
+    for (let n = 0; n < 4; n++) {
+      const { sessionId, wakeId } = await sessionWithWake();
+      await acquireLease(testDb.db, { tenantId, sessionId, wakeId, workerId: "w", ttlMs: 1_000 });
+      taken.push(wakeId);
+    }
+    const [held, finished, stale, requeued] = taken as [string, string, string, string];
+    await finishWake(testDb.db, { tenantId, wakeId: finished, epoch: 1, status: "completed" });
+    await sleep(1_100);
+    await testDb.db
+      .transaction()
+      .execute((trx) => requeueWake(trx, { tenantId, wakeId: requeued, expectedEpoch: 1 }));
+
+    const renewed = await renewLeases(
+      testDb.db,
+      tenantId,
+      [held, finished, requeued].map((wakeId) => ({ wakeId, epoch: 1 })).concat({ wakeId: stale, epoch: 7 }),
+      60_000,
+    );
+    expect([...renewed]).toEqual([held]);
+    const expiry = (await wake(held)).lease_expires_at?.getTime() ?? 0;
+    expect(expiry).toBeGreaterThan(Date.now() + 50_000);
+    // The stale epoch renewed nothing: that lease expired as it was.
+    expect((await wake(stale)).lease_expires_at?.getTime() ?? 0).toBeLessThan(Date.now());
+  });
+
+  it("sees only its tenant's wakes", async () => {
+    const other = await seedAgent(testDb.db);
+    const { sessionId, wakeId } = await sessionWithWake();
+    await acquireLease(testDb.db, {
+      tenantId: seeded.tenantId,
+      sessionId,
+      wakeId,
+      workerId: "w",
+      ttlMs: 30_000,
+    });
+    expect(await renewLeases(testDb.db, other.tenantId, [{ wakeId, epoch: 1 }], 60_000)).toEqual(new Set());
+    expect(await renewLease(wakeId, 1, 60_000)).toBe(true);
   });
 });
 

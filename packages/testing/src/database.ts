@@ -8,6 +8,7 @@ import {
   ensureDatabase,
   migrateToLatest,
   newId,
+  openWake,
   type SessionRow,
 } from "@wakeloop/db";
 
@@ -105,4 +106,19 @@ export function seedSession(db: TestDatabase["db"], seeded: SeededAgent): Promis
     metadata: {},
     budget: { max_total_tokens: null },
   });
+}
+
+/** A new session of the seeded agent with its first wake queued, as a user message leaves it. */
+export async function seedQueuedWake(
+  db: TestDatabase["db"],
+  seeded: SeededAgent,
+): Promise<{ sessionId: string; wakeId: string }> {
+  const session = await seedSession(db, seeded);
+  const wake = await openWake(db, {
+    tenantId: seeded.tenantId,
+    sessionId: session.id,
+    reason: "user_message",
+  });
+  if (wake === null) throw new Error("a new session has no open wake");
+  return { sessionId: session.id, wakeId: wake.id };
 }
