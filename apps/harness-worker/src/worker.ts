@@ -2,13 +2,20 @@ import type { Bus } from "@wakeloop/bus";
 import type { Logger } from "@wakeloop/telemetry";
 import { runWake, type WakeDeps } from "./wake/run-wake";
 
+export interface WorkerLimits {
+  /** Wakes run at once. */
+  slots: number;
+  /** Asked before each pull: false takes no new wake for now (see pull-gate.ts). */
+  mayPull: () => boolean;
+}
+
 /**
- * Pulls wake jobs from the shared durable consumer, `slots` at a time. A job is acked when its wake
+ * Pulls wake jobs from the shared durable consumer, `slots` at a time and only while `mayPull`. A job is acked when its wake
  * ends, whatever the outcome; a wake that could not be taken (already running or finished) is a
  * duplicate delivery and is acked too. Crashes are recovered by the orchestrator's lease sweeper.
  * `stop` pulls no more jobs and waits for the wakes in hand to end.
  */
-export function startWorker(deps: WakeDeps & { bus: Bus; log: Logger; slots: number }): {
+export function startWorker(deps: WakeDeps & { bus: Bus; log: Logger; limits: WorkerLimits }): {
   stop(): Promise<void>;
   isReady(): boolean;
 } {
@@ -20,7 +27,8 @@ export function startWorker(deps: WakeDeps & { bus: Bus; log: Logger; slots: num
         await runWake(deps, job, working);
       },
       {
-        concurrency: deps.slots,
+        concurrency: deps.limits.slots,
+        mayPull: deps.limits.mayPull,
         signal: stopping.signal,
         onError: (err) => deps.log.warn({ err }, "wake consumer recovered from an error"),
       },
