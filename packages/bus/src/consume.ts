@@ -160,6 +160,23 @@ export async function consume<E extends CatalogEntry>(
   };
 
   const inflight = new Set<Promise<void>>();
+  // The loop's one wait for room: a handler finishing, `ms` passing or the abort ends it. Racing the
+  // in-flight promises instead would leave a reaction on each of them per wait, piling up with
+  // hundreds in flight until each settles.
+  let roomMade: (() => void) | undefined;
+  const waitForRoom = (ms?: number) =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        roomMade = undefined;
+        resolve();
+      };
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
+      roomMade = done;
+      signal?.addEventListener("abort", done, { once: true });
+    });
   let batch: ConsumerMessages | undefined;
   const stopPulling = () => void batch?.close();
   signal?.addEventListener("abort", stopPulling, { once: true });
@@ -167,11 +184,11 @@ export async function consume<E extends CatalogEntry>(
   try {
     while (!signal?.aborted) {
       if (inflight.size >= concurrency) {
-        await Promise.race(inflight);
+        await waitForRoom();
         continue;
       }
       if (options.mayPull?.() === false) {
-        await Promise.race([...inflight, sleep(options.holdMs ?? 100, signal)]);
+        await waitForRoom(options.holdMs ?? 100);
         continue;
       }
       try {
@@ -187,7 +204,10 @@ export async function consume<E extends CatalogEntry>(
             settle("nak", () => msg.nak());
             continue;
           }
-          const task: Promise<void> = handle(msg).finally(() => inflight.delete(task));
+          const task: Promise<void> = handle(msg).finally(() => {
+            inflight.delete(task);
+            roomMade?.();
+          });
           inflight.add(task);
         }
         failures = 0;
