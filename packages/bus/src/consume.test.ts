@@ -32,7 +32,7 @@ let running: Promise<void>[];
 function startConsuming(
   handler: ConsumeHandler<WakeJob>,
   concurrency = 1,
-  options: Pick<ConsumeOptions, "mayPull" | "holdMs"> = {},
+  options: Pick<ConsumeOptions, "mayPull" | "holdMs" | "maxPullBatch"> = {},
 ) {
   running.push(
     bus.consume(bus.catalog.wakes, handler, {
@@ -327,6 +327,39 @@ describe("publish and consume", () => {
     allowed = true;
     await until(() => received.length === 3);
     expect(received.sort()).toEqual(["wake_1", "wake_2", "wake_3"]);
+  });
+
+  it("takes no more than maxPullBatch between two answers of mayPull", async () => {
+    let answers = 0;
+    let allowed = true;
+    const received: string[] = [];
+    startConsuming(
+      async ({ data }) => {
+        received.push(data.wake_id);
+      },
+      8,
+      {
+        mayPull: () => {
+          answers += 1;
+          return allowed;
+        },
+        maxPullBatch: 2,
+        holdMs: 20,
+      },
+    );
+    await until(() => answers >= 1);
+    allowed = false;
+    await Promise.all(
+      [1, 2, 3, 4, 5].map((n) =>
+        bus.publish(bus.catalog.wakes, ["tnt_1", `sesn_${n}`], job(n), { msgId: `wake_${n}` }),
+      ),
+    );
+    // The pull opened while allowed takes two; then the refusal holds the other three back.
+    await until(() => received.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(received).toHaveLength(2);
+    allowed = true;
+    await until(() => received.length === 5);
   });
 
   it("finishes in-flight work and stops pulling on abort", async () => {

@@ -45,6 +45,11 @@ export interface ConsumeOptions {
   mayPull?: () => boolean;
   /** How long a refused `mayPull` waits before it is asked again when no handler finishes sooner. */
   holdMs?: number;
+  /**
+   * Most messages one pull asks for (default: every free slot). A pull stays open until it has them
+   * or expires, so this bounds how many are taken between two answers of `mayPull`.
+   */
+  maxPullBatch?: number;
 }
 
 export interface ConsumeDeps {
@@ -195,7 +200,7 @@ export async function consume<E extends CatalogEntry>(
         // Pull only what free slots can take, so no message waits in a local buffer while its ack
         // timer runs (a buffered wake job would be redelivered to another worker meanwhile).
         batch = await consumer.fetch({
-          max_messages: concurrency - inflight.size,
+          max_messages: Math.min(concurrency - inflight.size, options.maxPullBatch ?? concurrency),
           expires: options.pullExpiresMs ?? 10_000,
         });
         if (signal?.aborted) stopPulling();
