@@ -31,6 +31,9 @@ function peakInFlight(requests: readonly RecordedRequest[]): number {
   return peak;
 }
 
+const between = (from: Date | null, to: Date | null) =>
+  (to?.getTime() ?? Number.NaN) - (from?.getTime() ?? Number.NaN);
+
 /** Per model request after the first of its session: received − the previous response's end. */
 function overheads(requests: readonly RecordedRequest[]): number[] {
   const bySession = new Map<string, RecordedRequest[]>();
@@ -59,8 +62,12 @@ export interface ConcurrentRun {
   wakesPerSecond: number;
   /** Beyond the model's time: next request received − previous response finished, same session. */
   overheadMs: LatencySummary;
-  /** Wake created → running (lease taken), from the wakes table. */
+  /** Wake created → running (lease taken), from the wakes table; then its two parts. */
   queueWaitMs: LatencySummary;
+  /** Wake created → its job published (the orchestrator's hold). */
+  queuedToPublishedMs: LatencySummary;
+  /** Job published → running (a worker pulled it and took the lease). */
+  publishedToRunningMs: LatencySummary;
   peakModelRequestsInFlight: number;
   /** Per worker process: CPU used over the run as % of one core, and peak resident memory. */
   workerCpuPercent: Record<string, number>;
@@ -69,7 +76,7 @@ export interface ConcurrentRun {
   workerHoldBacks: number;
 }
 
-async function concurrentSessions(
+export async function concurrentSessions(
   platform: Platform,
   sessions: number,
   workers: number,
@@ -91,9 +98,11 @@ async function concurrentSessions(
   const wallMs = new Date(last.at as Date).getTime() - started;
   const wakes = await platform.db
     .selectFrom("wakes")
-    .select(["created_at", "started_at"])
+    .select(["created_at", "published_at", "started_at"])
     .where("session_id", "in", ids)
     .execute();
+  const waits = (of: (wake: (typeof wakes)[number]) => number) =>
+    summarize(wakes.map(of).filter(Number.isFinite));
   const requests = platform.fake.requests.slice(firstRequest);
   const workerNames = [...platform.apps.keys()].filter((name) => name.startsWith("worker-"));
   return {
@@ -104,9 +113,9 @@ async function concurrentSessions(
     wallSeconds: round(wallMs / 1000),
     wakesPerSecond: round(sessions / (wallMs / 1000)),
     overheadMs: summarize(overheads(requests)),
-    queueWaitMs: summarize(
-      wakes.map((wake) => (wake.started_at?.getTime() ?? Number.NaN) - wake.created_at.getTime()),
-    ),
+    queueWaitMs: waits((wake) => between(wake.created_at, wake.started_at)),
+    queuedToPublishedMs: waits((wake) => between(wake.created_at, wake.published_at)),
+    publishedToRunningMs: waits((wake) => between(wake.published_at, wake.started_at)),
     peakModelRequestsInFlight: peakInFlight(requests),
     workerCpuPercent: Object.fromEntries(
       workerNames.map((name) => [name, round(((cpuMs[name] ?? 0) / wallMs) * 100)]),

@@ -79,6 +79,8 @@ if (only.has("session")) {
     value(label, "");
     latency("  overhead beyond the model (ms)", run.overheadMs, { p99: 50 });
     latency("  queue wait, wake created → running (ms)", run.queueWaitMs);
+    latency("    created → job published (orchestrator)", run.queuedToPublishedMs);
+    latency("    job published → running (worker)", run.publishedToRunningMs);
     value(
       "  model requests in flight at once (peak)",
       String(run.peakModelRequestsInFlight),
