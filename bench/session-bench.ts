@@ -1,59 +1,15 @@
-import type { Script } from "@wakeloop/fake-model";
 import { type LatencySummary, Platform, type RunMode, round2 as round, summarize } from "@wakeloop/testing";
 import { sql } from "kysely";
+import { benchScript, stepsMessage } from "./bench-script";
+import { BENCH_APP_ENV, newSessions, say, waitForIdleWakes } from "./bench-sessions";
+import { cpuBetween, sampleCpu } from "./process-stats";
 import { now } from "./stats";
 
 /*
  * The session loop measured through the running platform (every service its own process) against the
- * fake model with zero latency. A step of the tool loop is a call of `permissions_check`, a pure
- * inline tool, so what is measured is the platform: Postgres commits, JetStream hops, the harness.
+ * fake model with zero latency. A step of the tool loop is a call of the built-in state tool
+ * `set_state` (bench-script.ts).
  */
-
-/** `steps:K` makes the model call a no-op tool K times, then answer; anything else is answered at once. */
-export function benchScript(): Script {
-  return {
-    defaultTurn: (request) => {
-      const steps = /^steps:(\d+)$/.exec(request.lastUserText);
-      if (!steps) return { text: "ok", usage: { input_tokens: 10, output_tokens: 2 } };
-      const done = Number(/step_(\d+)/.exec(request.toolResults.at(-1)?.text ?? "")?.[1] ?? 0);
-      if (done >= Number(steps[1])) return { text: "done", usage: { input_tokens: 10, output_tokens: 2 } };
-      return {
-        toolCalls: [{ name: "permissions_check", input: { tool_name: `step_${done + 1}` } }],
-        usage: { input_tokens: 10, output_tokens: 2 },
-      };
-    },
-  };
-}
-
-async function newSessions(platform: Platform, count: number): Promise<string[]> {
-  const agent = await platform.request("POST", "/v1/agents", { name: "bench", model: platform.fakeModel() });
-  const ids: string[] = [];
-  for (let index = 0; index < count; index++) {
-    ids.push((await platform.request("POST", "/v1/sessions", { agent: agent.body.id })).body.id);
-  }
-  return ids;
-}
-
-const say = (text: string) => ({ events: [{ type: "user.message", content: [{ type: "text", text }] }] });
-
-async function waitForIdleWakes(
-  platform: Platform,
-  sessions: readonly string[],
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const open = await platform.db
-      .selectFrom("sessions")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("id", "in", sessions)
-      .where(sql<boolean>`(state->'stop_reason'->>'type') is distinct from 'end_turn'`)
-      .executeTakeFirstOrThrow();
-    if (Number(open.n) === 0) return;
-    if (Date.now() > deadline) throw new Error(`${open.n} sessions still busy`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** Event accepted (POST answered) → model request received, one idle session after another. */
 async function dispatchLatency(platform: Platform, count: number) {
@@ -63,7 +19,7 @@ async function dispatchLatency(platform: Platform, count: number) {
   for (const id of sessions) {
     const seen = platform.fake.requests.length;
     const sent = now();
-    await platform.request("POST", `/v1/sessions/${id}/events`, say("hi"));
+    await say(platform, id, "hi");
     const accepted = now();
     const request = await platform.fake.waitForRequest(seen + 1, 10_000);
     fromSend.push(request.receivedAt - sent);
@@ -78,7 +34,7 @@ async function durableToolStep(platform: Platform, steps: number) {
   const [id] = await newSessions(platform, 1);
   if (!id) throw new Error("no session");
   const first = platform.fake.requests.length;
-  await platform.request("POST", `/v1/sessions/${id}/events`, say(`steps:${steps}`));
+  await say(platform, id, stepsMessage(steps, "loop"));
   await waitForIdleWakes(platform, [id], 120_000);
   const requests = platform.fake.requests.slice(first);
   const gaps: number[] = [];
@@ -115,20 +71,25 @@ async function durableToolStep(platform: Platform, steps: number) {
   };
 }
 
-/** Many sessions running tool loops at once: committed durable tool steps per second. */
+/**
+ * Many sessions running tool loops at once: committed durable tool steps per second, and the CPU
+ * time each process spent per step (every service, the platform's Postgres backends, nats-server).
+ */
 async function toolStepThroughput(platform: Platform, sessions: number, steps: number) {
   const ids = await newSessions(platform, sessions);
+  const cpuBefore = await sampleCpu(platform);
   const started = now();
-  await Promise.all(
-    ids.map((id) => platform.request("POST", `/v1/sessions/${id}/events`, say(`steps:${steps}`))),
-  );
+  await Promise.all(ids.map((id, index) => say(platform, id, stepsMessage(steps, `t${index}`))));
   await waitForIdleWakes(platform, ids, 300_000);
   const seconds = (now() - started) / 1000;
+  const cpuMs = cpuBetween(cpuBefore, await sampleCpu(platform));
+  const total = sessions * steps;
   return {
     sessions,
     stepsPerSession: steps,
     seconds: round(seconds),
-    stepsPerSecond: round((sessions * steps) / seconds),
+    stepsPerSecond: round(total / seconds),
+    cpuMsPerStep: Object.fromEntries(Object.entries(cpuMs).map(([label, ms]) => [label, round(ms / total)])),
   };
 }
 
@@ -136,14 +97,17 @@ async function toolStepThroughput(platform: Platform, sessions: number, steps: n
 async function wakeThroughput(platform: Platform, sessions: number) {
   const ids = await newSessions(platform, sessions);
   const started = now();
-  await Promise.all(ids.map((id) => platform.request("POST", `/v1/sessions/${id}/events`, say("hi"))));
+  await Promise.all(ids.map((id) => say(platform, id, "hi")));
   await waitForIdleWakes(platform, ids, 300_000);
   const seconds = (now() - started) / 1000;
   return { sessions, seconds: round(seconds), wakesPerSecond: round(sessions / seconds) };
 }
 
+type DispatchLatency = Awaited<ReturnType<typeof dispatchLatency>>;
+
 export interface SessionBenchResult {
-  dispatchMs: { fromAccepted: LatencySummary; fromSent: LatencySummary };
+  dispatchMs: DispatchLatency;
+  dispatchTwoWorkersMs: DispatchLatency;
   durableToolStepMs: LatencySummary;
   historyBytesPerStep: { first10: number; last10: number };
   toolSteps: Awaited<ReturnType<typeof toolStepThroughput>>;
@@ -158,32 +122,39 @@ export async function runSessionBench(
 ): Promise<SessionBenchResult> {
   const scale = options.quick ? 0.2 : 1;
   const n = (value: number) => Math.max(5, Math.round(value * scale));
-  const workerEnv = { WORKER_SLOTS: "32", MAX_MODEL_REQUESTS_PER_WAKE: "1000" };
+  // The shipped WORKER_SLOTS; long loops must not meet the per-wake request guard.
+  const platformOptions = {
+    script: benchScript(),
+    workerEnv: { MAX_MODEL_REQUESTS_PER_WAKE: "1000" },
+    appEnv: BENCH_APP_ENV,
+  };
 
-  const one = await Platform.start({ workers: 1, script: benchScript(), workerEnv, run: options.run });
-  let result: Omit<SessionBenchResult, "wakes"> & { wakes: Partial<SessionBenchResult["wakes"]> };
+  const one = await Platform.start({ ...platformOptions, workers: 1, run: options.run });
+  let oneWorker: Omit<SessionBenchResult, "dispatchTwoWorkersMs" | "wakes"> & {
+    wakes: Pick<SessionBenchResult["wakes"], "oneWorker">;
+  };
   try {
     await wakeThroughput(one, 20); // warm-up: connections, JIT, prepared plans
     const dispatchMs = await dispatchLatency(one, n(200));
     const loop = await durableToolStep(one, n(200));
     const toolSteps = await toolStepThroughput(one, n(50), 40);
-    const oneWorker = await wakeThroughput(one, n(500));
-    result = {
+    oneWorker = {
       dispatchMs,
       durableToolStepMs: loop.step,
       historyBytesPerStep: loop.historyBytesPerStep,
       toolSteps,
-      wakes: { oneWorker },
+      wakes: { oneWorker: await wakeThroughput(one, n(500)) },
     };
   } finally {
     await one.stop();
   }
-  const two = await Platform.start({ workers: 2, script: benchScript(), workerEnv, run: options.run });
+  const two = await Platform.start({ ...platformOptions, workers: 2, run: options.run });
   try {
     await wakeThroughput(two, 20);
-    result.wakes.twoWorkers = await wakeThroughput(two, n(500));
+    const dispatchTwoWorkersMs = await dispatchLatency(two, n(200));
+    const twoWorkers = await wakeThroughput(two, n(500));
+    return { ...oneWorker, dispatchTwoWorkersMs, wakes: { ...oneWorker.wakes, twoWorkers } };
   } finally {
     await two.stop();
   }
-  return result as SessionBenchResult;
 }

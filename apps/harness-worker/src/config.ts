@@ -1,6 +1,12 @@
 import { hostname } from "node:os";
 
-import { ProviderSettingsEnv, parseConfig, serviceEnv, ToolSettingsEnv } from "@wakeloop/service-kit";
+import {
+  type Env,
+  ProviderSettingsEnv,
+  parseConfig,
+  serviceEnv,
+  ToolSettingsEnv,
+} from "@wakeloop/service-kit";
 import { z } from "zod";
 
 const count = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
@@ -13,7 +19,26 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082 })
       .min(1)
       .default(`${hostname()}-${process.pid}`)
       .describe("Recorded on the wakes this worker holds, so an operator can tell whose lease expired"),
-    WORKER_SLOTS: count(1, 4).describe("Wakes run at once by this process; scale out with more processes"),
+    // A wake spends nearly all its time waiting on the model (seconds per request, against a few ms of
+    // Postgres writes and CPU per step), so one process runs hundreds at once on one core; memory and
+    // Postgres connections are the limits, enforced below while pulling, not a small slot count.
+    WORKER_SLOTS: count(1, 256).describe(
+      "Wakes run at once by this process (I/O-bound: most of a wake is waiting on the model); scale out with more processes",
+    ),
+    WORKER_MAX_RSS_MB: count(64, 1_536).describe(
+      "No new wake is taken while the process' resident memory is above this; wakes in hand go on",
+    ),
+    WORKER_MAX_DB_WAITERS: count(0, 32).describe(
+      "No new wake is taken while more queries than this wait for a pooled Postgres connection",
+    ),
+    DATABASE_POOL_MAX: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "Postgres connections this process may hold; by default WORKER_SLOTS / 16, at least 10 and at most 32",
+      ),
     HISTORY_CACHE_EVENTS: count(0, 100_000).describe(
       "Events of recently run sessions kept in memory, so a session's next wake on this worker reads only what is new (0: none)",
     ),
@@ -47,8 +72,22 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082 })
   })
   .extend(ToolSettingsEnv.shape)
   .extend(ProviderSettingsEnv.shape);
-export type HarnessWorkerConfig = z.output<typeof HarnessWorkerEnv>;
+export type HarnessWorkerConfig = Omit<z.output<typeof HarnessWorkerEnv>, "DATABASE_POOL_MAX"> & {
+  DATABASE_POOL_MAX: number;
+};
 
-export function loadConfig(): HarnessWorkerConfig {
-  return parseConfig(HarnessWorkerEnv, process.env);
+/**
+ * Postgres connections for `slots` wakes. A wake holds a connection only while it commits (a few ms
+ * per model round trip, which takes hundreds), so sixteen wakes share one easily; Postgres gains no
+ * throughput from more connections than a few per core, and each costs it a process and counts
+ * against max_connections (100 by default) for every worker together. Never below pg's 10, which
+ * small slot counts ran with so far.
+ */
+export function poolMaxForSlots(slots: number): number {
+  return Math.min(32, Math.max(10, Math.ceil(slots / 16)));
+}
+
+export function loadConfig(env: Env = process.env): HarnessWorkerConfig {
+  const config = parseConfig(HarnessWorkerEnv, env);
+  return { ...config, DATABASE_POOL_MAX: config.DATABASE_POOL_MAX ?? poolMaxForSlots(config.WORKER_SLOTS) };
 }

@@ -1,10 +1,12 @@
 import { ensureStreams } from "@wakeloop/bus";
+import { poolStats } from "@wakeloop/db";
 import { createGuardedFetch } from "@wakeloop/egress";
 import { CredentialCipher } from "@wakeloop/provider-credentials";
 import { createSandboxClient } from "@wakeloop/sandbox-client";
 import { runService } from "@wakeloop/service-kit";
 import { loadConfig } from "./config";
 import { modelClients } from "./model/model-clients";
+import { pullGate } from "./pull-gate";
 import { HistoryCache } from "./session/history-cache";
 import { startWorker } from "./worker";
 
@@ -20,7 +22,16 @@ await runService({
       bus,
       log,
       tracer,
-      slots: config.WORKER_SLOTS,
+      limits: {
+        slots: config.WORKER_SLOTS,
+        mayPull: pullGate({
+          maxRssBytes: config.WORKER_MAX_RSS_MB * 2 ** 20,
+          maxDbWaiters: config.WORKER_MAX_DB_WAITERS,
+          rssBytes: () => process.memoryUsage.rss(),
+          dbWaiters: () => poolStats(db).waiting,
+          log,
+        }),
+      },
       histories: new HistoryCache(config.HISTORY_CACHE_EVENTS),
       sandbox: config.SANDBOX_ENABLED ? createSandboxClient(bus) : null,
       models: modelClients({

@@ -1,7 +1,7 @@
 import type { Bus } from "@wakeloop/bus";
 import { closeTestBus, openTestBus } from "@wakeloop/bus/testing";
 import { WakeJob } from "@wakeloop/contracts";
-import { acquireLease, append, claimWakesToPublish, readEvents, renewLease } from "@wakeloop/db";
+import { acquireLease, append, claimWakesToPublish, readEvents, renewLeases } from "@wakeloop/db";
 import { createLogger } from "@wakeloop/telemetry";
 import {
   createTestDatabase,
@@ -128,12 +128,7 @@ describe("sweepOnce", () => {
   it("leaves alone a lease that was renewed after it expired, and one that is live", async () => {
     const renewed = await queuedWake();
     const epoch = await stall(renewed);
-    await renewLease(database.db, {
-      tenantId: seeded.tenantId,
-      wakeId: renewed.wakeId,
-      epoch,
-      ttlMs: 60_000,
-    });
+    await renewLeases(database.db, seeded.tenantId, [{ wakeId: renewed.wakeId, epoch }], 60_000);
     const live = await queuedWake();
     await stall(live, 60_000);
 

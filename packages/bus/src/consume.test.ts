@@ -6,7 +6,7 @@ import { z } from "zod";
 import { closeTestBus, openTestBus, until } from "./bus-test-fixture";
 import { withConsumer } from "./catalog";
 import type { Bus } from "./connect";
-import type { ConsumeHandler } from "./consume";
+import type { ConsumeHandler, ConsumeOptions } from "./consume";
 import { DeadLetter } from "./dead-letter";
 import { ensureConsumer } from "./ensure-streams";
 import { activeTraceId, fakeSpanContext, installTestPropagation } from "./otel-test-setup";
@@ -29,13 +29,18 @@ let bus: Bus;
 let stop: AbortController;
 let running: Promise<void>[];
 
-function startConsuming(handler: ConsumeHandler<WakeJob>, concurrency = 1) {
+function startConsuming(
+  handler: ConsumeHandler<WakeJob>,
+  concurrency = 1,
+  options: Pick<ConsumeOptions, "mayPull" | "holdMs" | "maxPullBatch"> = {},
+) {
   running.push(
     bus.consume(bus.catalog.wakes, handler, {
       concurrency,
       signal: stop.signal,
       retryDelayMs: () => 100,
       pullExpiresMs: 2_000,
+      ...options,
     }),
   );
 }
@@ -291,6 +296,70 @@ describe("publish and consume", () => {
     );
     await until(() => done === 12);
     expect(peak).toBe(3);
+  });
+
+  it("pulls nothing while mayPull refuses, with free slots, and resumes once it allows", async () => {
+    let allowed = false;
+    let asked = 0;
+    const received: string[] = [];
+    startConsuming(
+      async ({ data }) => {
+        received.push(data.wake_id);
+      },
+      8,
+      {
+        mayPull: () => {
+          asked += 1;
+          return allowed;
+        },
+        holdMs: 20,
+      },
+    );
+    await Promise.all(
+      [1, 2, 3].map((n) =>
+        bus.publish(bus.catalog.wakes, ["tnt_1", `sesn_${n}`], job(n), { msgId: `wake_${n}` }),
+      ),
+    );
+    await until(() => asked >= 5);
+    expect(received).toEqual([]);
+    expect(await storedCount(bus.catalog.wakes.stream.name)).toBe(3);
+
+    allowed = true;
+    await until(() => received.length === 3);
+    expect(received.sort()).toEqual(["wake_1", "wake_2", "wake_3"]);
+  });
+
+  it("takes no more than maxPullBatch between two answers of mayPull", async () => {
+    let answers = 0;
+    let allowed = true;
+    const received: string[] = [];
+    startConsuming(
+      async ({ data }) => {
+        received.push(data.wake_id);
+      },
+      8,
+      {
+        mayPull: () => {
+          answers += 1;
+          return allowed;
+        },
+        maxPullBatch: 2,
+        holdMs: 20,
+      },
+    );
+    await until(() => answers >= 1);
+    allowed = false;
+    await Promise.all(
+      [1, 2, 3, 4, 5].map((n) =>
+        bus.publish(bus.catalog.wakes, ["tnt_1", `sesn_${n}`], job(n), { msgId: `wake_${n}` }),
+      ),
+    );
+    // The pull opened while allowed takes two; then the refusal holds the other three back.
+    await until(() => received.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(received).toHaveLength(2);
+    allowed = true;
+    await until(() => received.length === 5);
   });
 
   it("finishes in-flight work and stops pulling on abort", async () => {

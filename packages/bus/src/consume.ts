@@ -37,6 +37,19 @@ export interface ConsumeOptions {
   pullExpiresMs?: number;
   /** Failures the loop recovered from (a failed pull, an ack that could not be sent); for logs. */
   onError?: (err: WakeloopError) => void;
+  /**
+   * Asked before each pull, even with free slots: false holds pulling back (the process is short of
+   * memory or connections) until a handler finishes or `holdMs` passes, then it is asked again. Messages
+   * stay in the stream meanwhile, for a process that has room.
+   */
+  mayPull?: () => boolean;
+  /** How long a refused `mayPull` waits before it is asked again when no handler finishes sooner. */
+  holdMs?: number;
+  /**
+   * Most messages one pull asks for (default: every free slot). A pull stays open until it has them
+   * or expires, so this bounds how many are taken between two answers of `mayPull`.
+   */
+  maxPullBatch?: number;
 }
 
 export interface ConsumeDeps {
@@ -152,6 +165,23 @@ export async function consume<E extends CatalogEntry>(
   };
 
   const inflight = new Set<Promise<void>>();
+  // The loop's one wait for room: a handler finishing, `ms` passing or the abort ends it. Racing the
+  // in-flight promises instead would leave a reaction on each of them per wait, piling up with
+  // hundreds in flight until each settles.
+  let roomMade: (() => void) | undefined;
+  const waitForRoom = (ms?: number) =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        roomMade = undefined;
+        resolve();
+      };
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
+      roomMade = done;
+      signal?.addEventListener("abort", done, { once: true });
+    });
   let batch: ConsumerMessages | undefined;
   const stopPulling = () => void batch?.close();
   signal?.addEventListener("abort", stopPulling, { once: true });
@@ -159,14 +189,18 @@ export async function consume<E extends CatalogEntry>(
   try {
     while (!signal?.aborted) {
       if (inflight.size >= concurrency) {
-        await Promise.race(inflight);
+        await waitForRoom();
+        continue;
+      }
+      if (options.mayPull?.() === false) {
+        await waitForRoom(options.holdMs ?? 100);
         continue;
       }
       try {
         // Pull only what free slots can take, so no message waits in a local buffer while its ack
         // timer runs (a buffered wake job would be redelivered to another worker meanwhile).
         batch = await consumer.fetch({
-          max_messages: concurrency - inflight.size,
+          max_messages: Math.min(concurrency - inflight.size, options.maxPullBatch ?? concurrency),
           expires: options.pullExpiresMs ?? 10_000,
         });
         if (signal?.aborted) stopPulling();
@@ -175,7 +209,10 @@ export async function consume<E extends CatalogEntry>(
             settle("nak", () => msg.nak());
             continue;
           }
-          const task: Promise<void> = handle(msg).finally(() => inflight.delete(task));
+          const task: Promise<void> = handle(msg).finally(() => {
+            inflight.delete(task);
+            roomMade?.();
+          });
           inflight.add(task);
         }
         failures = 0;

@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from "@wakeloop/testing";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "./create-db";
+import { createDb, poolStats } from "./create-db";
 import { isConnectionFailure } from "./pg-errors";
 
 let testDb: TestDatabase;
@@ -18,6 +18,27 @@ describe("createDb", () => {
     await expect(sql`SELECT 9007199254740993::int8 AS n`.execute(testDb.db)).rejects.toThrow(RangeError);
     // The connection survives a refused value.
     expect((await sql<{ n: number }>`SELECT 1::int8 AS n`.execute(testDb.db)).rows).toEqual([{ n: 1 }]);
+  });
+
+  it("reports the queries waiting for a connection of its pool", async () => {
+    const db = createDb({ url: testDb.url, max: 1 });
+    try {
+      let release = () => {};
+      const holding = db.transaction().execute(async (trx) => {
+        await sql`SELECT 1`.execute(trx);
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      });
+      await expect.poll(() => poolStats(db).total).toBe(1);
+      const queued = [sql`SELECT 1`.execute(db), sql`SELECT 2`.execute(db)];
+      await expect.poll(() => poolStats(db)).toEqual({ total: 1, idle: 0, waiting: 2 });
+      release();
+      await Promise.all([holding, ...queued]);
+      expect(poolStats(db)).toEqual({ total: 1, idle: 1, waiting: 0 });
+    } finally {
+      await db.destroy();
+    }
   });
 
   it("survives its idle connections being killed, reports them, and reconnects", async () => {

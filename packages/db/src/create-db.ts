@@ -41,6 +41,17 @@ const types: pg.CustomTypesConfig = {
     oid === INT8_OID && format !== "binary" ? parseInt8 : pg.types.getTypeParser(oid, format),
 };
 
+// Each handle's pool, for `poolStats`: Kysely keeps its pool private.
+const pools = new WeakMap<Kysely<Database>, pg.Pool>();
+
+/** How busy a handle's pool is; `waiting` counts queries queued for a connection. Zeros for a foreign handle. */
+export function poolStats(db: Kysely<Database>): { total: number; idle: number; waiting: number } {
+  const pool = pools.get(db);
+  return pool
+    ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }
+    : { total: 0, idle: 0, waiting: 0 };
+}
+
 export function createDb(options: CreateDbOptions): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -55,5 +66,7 @@ export function createDb(options: CreateDbOptions): Kysely<Database> {
   // Postgres goes away; with this listener its next statement fails instead ("not queryable", a
   // connection failure the callers answer as retryable) and the pool discards it on release.
   pool.on("connect", (client) => client.on("error", () => {}));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
 }

@@ -6,7 +6,7 @@ export {
   setAgentState,
 } from "./agent-state";
 export { type AppRoleOptions, ensureAppRole, roleBypassesRowSecurity } from "./app-role";
-export { type CreateDbOptions, createDb } from "./create-db";
+export { type CreateDbOptions, createDb, poolStats } from "./create-db";
 export type * from "./database";
 export { dropDatabase, dropRole, ensureDatabase, redactUrl } from "./database-admin";
 export { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
@@ -30,8 +30,8 @@ export {
   type AcquiredLease,
   type AcquireLeaseInput,
   acquireLease,
-  type RenewLeaseInput,
-  renewLease,
+  type HeldLease,
+  renewLeases,
 } from "./lease";
 export { migrateToLatest } from "./migrator";
 export { isConnectionFailure, isInsufficientPrivilege, isUniqueViolation } from "./pg-errors";

@@ -8,7 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { append } from "./event-store";
 import { newId } from "./ids";
-import { acquireLease, renewLease } from "./lease";
+import { acquireLease, renewLeases } from "./lease";
 import { isUniqueViolation } from "./pg-errors";
 import { getSession } from "./session-queries";
 import { expiredLeases, requeueWake } from "./wake-recovery";
@@ -24,6 +24,11 @@ beforeAll(async () => {
 afterAll(() => testDb.drop());
 
 const sessionWithWake = () => seedWake(testDb.db, seeded);
+
+/** Renews one lease the way the worker's batch does; true when it was renewed. */
+async function renewLease(wakeId: string, epoch: number, ttlMs: number): Promise<boolean> {
+  return (await renewLeases(testDb.db, seeded.tenantId, [{ wakeId, epoch }], ttlMs)).has(wakeId);
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -113,7 +118,7 @@ describe("leases", () => {
     await expect(
       append(testDb.db, { tenantId, sessionId, events: [{ type: "agent.thinking" }], fence: 1 }),
     ).rejects.toMatchObject({ code: "stale_fence" });
-    expect(await renewLease(testDb.db, { tenantId, wakeId, epoch: 1, ttlMs: 30_000 })).toBe(false);
+    expect(await renewLease(wakeId, 1, 30_000)).toBe(false);
     const idle = [{ type: "session.status_idle" as const, stop_reason: { type: "end_turn" as const } }];
     await expect(
       append(testDb.db, {
@@ -152,7 +157,7 @@ describe("leases", () => {
       .transaction()
       .execute((trx) => requeueWake(trx, { tenantId, wakeId, expectedEpoch: 1 }));
     expect(requeued).toBeNull();
-    expect(await renewLease(testDb.db, { tenantId, wakeId, epoch: 1, ttlMs: 60_000 })).toBe(true);
+    expect(await renewLease(wakeId, 1, 60_000)).toBe(true);
     expect((await getSession(testDb.db, tenantId, sessionId))?.lease_epoch).toBe(1);
   });
 
@@ -163,7 +168,7 @@ describe("leases", () => {
       await acquireLease(testDb.db, { tenantId, sessionId, wakeId, workerId: "w", ttlMs: 1 });
       await sleep(5);
       const [renewed, requeued] = await Promise.all([
-        renewLease(testDb.db, { tenantId, wakeId, epoch: 1, ttlMs: 60_000 }),
+        renewLease(wakeId, 1, 60_000),
         testDb.db.transaction().execute((trx) => requeueWake(trx, { tenantId, wakeId, expectedEpoch: 1 })),
       ]);
       expect(renewed !== (requeued !== null)).toBe(true);
@@ -172,6 +177,61 @@ describe("leases", () => {
       expect(row.status).toBe(renewed ? "running" : "queued");
       expect(epoch).toBe(renewed ? 1 : 2);
     }
+  });
+});
+
+describe("renewing a batch of leases", () => {
+  it("renews the held ones in one go and leaves out the lost, the finished and other epochs", async () => {
+    const tenantId = seeded.tenantId;
+    const taken = [];
+    for (let n = 0; n < 4; n++) {
+      const { sessionId, wakeId } = await sessionWithWake();
+      await acquireLease(testDb.db, { tenantId, sessionId, wakeId, workerId: "w", ttlMs: 1_000 });
+      taken.push(wakeId);
+    }
+    const [held, finished, stale, requeued] = taken as [string, string, string, string];
+    const finishedSession = await testDb.db
+      .selectFrom("wakes")
+      .select("session_id")
+      .where("id", "=", finished)
+      .executeTakeFirstOrThrow();
+    await append(testDb.db, {
+      tenantId,
+      sessionId: finishedSession.session_id,
+      events: [{ type: "session.status_idle", stop_reason: { type: "end_turn" } }],
+      fence: 1,
+      finishWake: { wakeId: finished, epoch: 1, status: "completed" },
+    });
+    await sleep(1_100);
+    await testDb.db
+      .transaction()
+      .execute((trx) => requeueWake(trx, { tenantId, wakeId: requeued, expectedEpoch: 1 }));
+
+    const renewed = await renewLeases(
+      testDb.db,
+      tenantId,
+      [held, finished, requeued].map((wakeId) => ({ wakeId, epoch: 1 })).concat({ wakeId: stale, epoch: 7 }),
+      60_000,
+    );
+    expect([...renewed]).toEqual([held]);
+    const expiry = (await wake(held)).lease_expires_at?.getTime() ?? 0;
+    expect(expiry).toBeGreaterThan(Date.now() + 50_000);
+    // The stale epoch renewed nothing: that lease expired as it was.
+    expect((await wake(stale)).lease_expires_at?.getTime() ?? 0).toBeLessThan(Date.now());
+  });
+
+  it("sees only its tenant's wakes", async () => {
+    const other = await seedAgent(testDb.db);
+    const { sessionId, wakeId } = await sessionWithWake();
+    await acquireLease(testDb.db, {
+      tenantId: seeded.tenantId,
+      sessionId,
+      wakeId,
+      workerId: "w",
+      ttlMs: 30_000,
+    });
+    expect(await renewLeases(testDb.db, other.tenantId, [{ wakeId, epoch: 1 }], 60_000)).toEqual(new Set());
+    expect(await renewLease(wakeId, 1, 60_000)).toBe(true);
   });
 });
 

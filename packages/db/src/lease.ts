@@ -73,29 +73,36 @@ export async function acquireLease(
   };
 }
 
-export interface RenewLeaseInput {
-  tenantId: string;
+export interface HeldLease {
   wakeId: string;
   epoch: number;
-  ttlMs: number;
 }
 
 /**
- * Extends a held lease. False means the lease is lost (re-queued or finished): stop the wake. A lease
- * that expired but was not re-queued yet is still renewed, since nobody else can hold it.
+ * Extends the tenant's held leases in one statement (a worker renews all of a tenant's wakes per
+ * tick instead of one transaction each) and returns the ids it renewed; a lease missing from the
+ * result is lost (re-queued or finished): stop that wake. A lease that expired but was not re-queued
+ * yet is still renewed, since nobody else can hold it. The rows are locked in no fixed order: two
+ * renewals only contend over a wake one of them lost, and Postgres' deadlock check would fail one,
+ * which renews again at its next tick.
  */
-export async function renewLease(db: Kysely<Database>, input: RenewLeaseInput): Promise<boolean> {
-  const expiresAt = expiresIn(input.ttlMs);
-  const renewed = await withTenant(db, input.tenantId, (trx) =>
-    trx
-      .updateTable("wakes")
-      .set({ lease_expires_at: expiresAt })
-      .where("id", "=", input.wakeId)
-      .where("tenant_id", "=", input.tenantId)
-      .where("status", "=", "running")
-      .where("lease_epoch", "=", input.epoch)
-      .returning("id")
-      .executeTakeFirst(),
+export async function renewLeases(
+  db: Kysely<Database>,
+  tenantId: string,
+  leases: readonly HeldLease[],
+  ttlMs: number,
+): Promise<Set<string>> {
+  if (leases.length === 0) return new Set();
+  const expiresAt = expiresIn(ttlMs);
+  const ids = leases.map((lease) => lease.wakeId);
+  const epochs = leases.map((lease) => lease.epoch);
+  const renewed = await withTenant(db, tenantId, (trx) =>
+    sql<{ id: string }>`
+      UPDATE wakes w SET lease_expires_at = ${expiresAt}
+      FROM unnest(${ids}::text[], ${epochs}::bigint[]) AS held(id, epoch)
+      WHERE w.id = held.id AND w.lease_epoch = held.epoch AND w.tenant_id = ${tenantId}
+        AND w.status = 'running'
+      RETURNING w.id`.execute(trx),
   );
-  return renewed !== undefined;
+  return new Set(renewed.rows.map((row) => row.id));
 }

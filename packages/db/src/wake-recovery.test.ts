@@ -7,7 +7,7 @@ import {
 } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { append } from "./event-store";
-import { acquireLease, renewLease } from "./lease";
+import { acquireLease, renewLeases } from "./lease";
 import { getSession, readEvents } from "./session-queries";
 import { type ExpiredLease, exhaustExpiredWake, expiredLeases, rescheduleExpiredWake } from "./wake-recovery";
 import { openWake } from "./wakes";
@@ -135,8 +135,8 @@ describe("wake recovery", () => {
   it("leaves alone a lease renewed after the sweeper saw it expire", async () => {
     const { sessionId, wakeId } = await heldWake(1);
     const expired = await expiredLease(wakeId);
-    expect(await renewLease(testDb.db, { tenantId: seeded.tenantId, wakeId, epoch: 1, ttlMs: 60_000 })).toBe(
-      true,
+    expect(await renewLeases(testDb.db, seeded.tenantId, [{ wakeId, epoch: 1 }], 60_000)).toEqual(
+      new Set([wakeId]),
     );
 
     expect(await rescheduleExpiredWake(testDb.appDb, expired)).toBeNull();

@@ -342,6 +342,22 @@ describe("recording", () => {
     await (await post("/v1/messages", anthropicBody())).json();
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
   });
+
+  it("holds hundreds of delayed responses at once, each waiting its own delay (a slow model under load)", async () => {
+    fake = await restartWithRealClock(fake);
+    fake.setScript({ defaultTurn: { text: "late", delayMs: 500 } });
+    const started = performance.now();
+    const bodies = await Promise.all(
+      Array.from({ length: 300 }, async () => (await post("/v1/chat/completions", openaiBody())).json()),
+    );
+    const elapsed = performance.now() - started;
+    expect(bodies).toHaveLength(300);
+    expect(elapsed).toBeGreaterThanOrEqual(490);
+    // One after another they would take 150 s; waiting on timers, they overlap.
+    expect(elapsed).toBeLessThan(10_000);
+    const waits = fake.requests.map((request) => (request.finishedAt ?? 0) - request.receivedAt);
+    expect(Math.min(...waits)).toBeGreaterThanOrEqual(490);
+  });
 });
 
 async function restartWithRealClock(server: FakeModelServer): Promise<FakeModelServer> {

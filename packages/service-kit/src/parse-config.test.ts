@@ -10,6 +10,7 @@ describe("checkConfig", () => {
       ok: true,
       config: {
         DATABASE_URL: "postgres://wakeloop_app@127.0.0.1:5432/wakeloop",
+        DATABASE_POOL_MAX: 10,
         NATS_URL: ["nats://127.0.0.1:4222"],
         WL_SUBJECT_PREFIX: "wl",
         LOG_LEVEL: "info",

@@ -70,7 +70,7 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
         return readinessChecks(running);
       },
     });
-    const db = createDb({ url: config.DATABASE_URL });
+    const db = createDb({ url: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
     await checkPostgres(db, config.DATABASE_URL);
     const telemetry = startTelemetry({
       serviceName: name,

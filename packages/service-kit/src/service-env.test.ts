@@ -22,3 +22,11 @@ describe("natsCredentials", () => {
     expect(() => natsCredentials(parse({ NATS_PASSWORD: "s3cret" }))).toThrow(/NATS_USER and NATS_PASSWORD/);
   });
 });
+
+describe("DATABASE_POOL_MAX", () => {
+  it("defaults to pg's 10 connections and takes a positive count", () => {
+    expect(parse({}).DATABASE_POOL_MAX).toBe(10);
+    expect(parse({ DATABASE_POOL_MAX: "40" }).DATABASE_POOL_MAX).toBe(40);
+    expect(() => parse({ DATABASE_POOL_MAX: "0" })).toThrow(/DATABASE_POOL_MAX/);
+  });
+});

@@ -17,6 +17,14 @@ export const ServiceEnv = z.object({
     .url()
     .default("postgres://wakeloop_app@127.0.0.1:5432/wakeloop")
     .describe("Postgres is the source of truth; services connect as the app role that row security binds"),
+  DATABASE_POOL_MAX: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .describe(
+      "Postgres connections this process may hold (pg's own default, 10); keep the sum over all processes under Postgres' max_connections",
+    ),
   NATS_URL: z
     .string()
     .default("nats://127.0.0.1:4222")
