@@ -7,6 +7,7 @@ import { toSessionEvent } from "./event-rows";
 import { newId } from "./ids";
 import { readSessionState } from "./json-readers";
 import { isUniqueViolation } from "./pg-errors";
+import { inTransaction } from "./tenant-scope";
 
 /** An event to append: its payload, plus envelope fields the caller may choose. */
 export type NewEvent = EventPayload & { id?: string; wake_id?: string | null; trace_id?: string | null };
@@ -122,7 +123,7 @@ async function write(db: Kysely<Database>, input: AppendInput): Promise<Appended
     if (attempt >= OPTIMISTIC_ATTEMPTS) {
       // The first call in a transaction keeps the row locked, so the head it answers is the last one.
       const moved = { lastSeq: answer.last_seq ?? 0, state: readSessionState(answer.state) };
-      if (!db.isTransaction) return db.transaction().execute((trx) => write(trx, { ...input, head: moved }));
+      if (!inTransaction(db)) return db.transaction().execute((trx) => write(trx, { ...input, head: moved }));
       if (attempt > OPTIMISTIC_ATTEMPTS)
         throw new Error("wl_append answered a stale head under its own lock");
     }

@@ -53,6 +53,31 @@ describe("withTenant", () => {
     });
   });
 
+  it("commits its work whole or rolls it all back, and a nested write joins it", async () => {
+    const session = await newSession(a);
+    const say = (text: string) => ({
+      tenantId: a.tenantId,
+      sessionId: session.id,
+      events: [{ type: "user.message" as const, content: [{ type: "text" as const, text }] }],
+    });
+    await expect(
+      withTenant(testDb.appDb, a.tenantId, async (trx) => {
+        await append(trx, say("rolled back"));
+        // A nested helper joins the same transaction rather than committing on its own.
+        await withTenant(trx, a.tenantId, (nested) => append(nested, say("also rolled back")));
+        throw new Error("the caller failed");
+      }),
+    ).rejects.toThrow("the caller failed");
+    expect(await readEvents(testDb.appDb, { tenantId: a.tenantId, sessionId: session.id })).toEqual([]);
+
+    await withTenant(testDb.appDb, a.tenantId, async (trx) => {
+      await append(trx, say("kept"));
+      await withTenant(trx, a.tenantId, (nested) => append(nested, say("kept too")));
+    });
+    const kept = await readEvents(testDb.appDb, { tenantId: a.tenantId, sessionId: session.id });
+    expect(kept.map((event) => event.seq)).toEqual([1, 2]);
+  });
+
   it("lets the service role append and read its tenant's session, and hides it from another", async () => {
     const session = await newSession(a);
     await append(testDb.appDb, {

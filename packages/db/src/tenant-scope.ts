@@ -1,5 +1,6 @@
 import { WakeloopError } from "@wakeloop/contracts";
 import { type Kysely, sql, type Transaction } from "kysely";
+import pg from "pg";
 import type { Database } from "./database";
 
 /*
@@ -10,11 +11,18 @@ import type { Database } from "./database";
  */
 
 // Transactions this module has scoped, so nested helpers reuse them without another round trip.
-const scoped = new WeakMap<Transaction<Database>, string>();
+const scoped = new WeakMap<Kysely<Database>, string>();
+
+/** True inside a transaction: kysely's own, or one `withTenant` began on a pinned connection. */
+export function inTransaction(db: Kysely<Database>): boolean {
+  return db.isTransaction || scoped.has(db);
+}
 
 /**
  * Runs `work` in a transaction scoped to `tenantId`. Given a transaction, it joins it: setting the
- * tenant there if nobody has, refusing a second tenant in one transaction.
+ * tenant there if nobody has, refusing a second tenant in one transaction. A new transaction begins
+ * and is scoped in one round trip (`BEGIN` and `set_config` sent as one simple query on a pinned
+ * connection), since every tenant-scoped write pays for it.
  */
 export async function withTenant<T>(
   db: Kysely<Database>,
@@ -24,10 +32,26 @@ export async function withTenant<T>(
   if (tenantId === "") {
     throw new WakeloopError("tenant_scope_invalid", "a tenant-scoped query needs a tenant id");
   }
-  if (!db.isTransaction) {
-    return db.transaction().execute(async (trx) => {
-      await scope(trx, tenantId);
-      return work(trx);
+  if (!inTransaction(db)) {
+    return db.connection().execute(async (conn) => {
+      await sql
+        .raw(`BEGIN; SELECT set_config('wakeloop.tenant_id', ${pg.escapeLiteral(tenantId)}, true)`)
+        .execute(conn);
+      scoped.set(conn, tenantId);
+      try {
+        // Queries only, like a kysely transaction: `inTransaction` keeps nested helpers joining it.
+        const result = await work(conn as Transaction<Database>);
+        await sql.raw("COMMIT").execute(conn);
+        return result;
+      } catch (error) {
+        await sql
+          .raw("ROLLBACK")
+          .execute(conn)
+          .catch(() => undefined);
+        throw error;
+      } finally {
+        scoped.delete(conn);
+      }
     });
   }
   const trx = db as Transaction<Database>;
