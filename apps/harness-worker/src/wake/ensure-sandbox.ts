@@ -3,6 +3,11 @@ import type { Logger } from "@wakeloop/telemetry";
 import type { SessionView } from "../session/session-view";
 import type { SessionWriter } from "../session/session-writer";
 
+/** Whether the wake must provision the session's sandbox before its first request. */
+export function needsSandbox(sandbox: SandboxClient | null, view: SessionView): boolean {
+  return sandbox !== null && view.environment !== null && view.state.sandbox_status !== "ready";
+}
+
 /**
  * Makes sure a session with an environment has its sandbox before the model is offered sandbox tools
  * (runtime gating reads `sandbox.status`). A warm-pool claim takes milliseconds; a failure is recorded
@@ -14,7 +19,8 @@ export async function ensureSandbox(
   writer: SessionWriter,
   log: Logger,
 ): Promise<void> {
-  if (sandbox === null || view.environment === null || view.state.sandbox_status === "ready") return;
+  // The null checks only narrow the types: `needsSandbox` implies them.
+  if (!needsSandbox(sandbox, view) || sandbox === null || view.environment === null) return;
   await writer.write({ events: [{ type: "sandbox.status", status: "provisioning" }] });
   try {
     const ensured = await sandbox.ensureSandbox({

@@ -11,7 +11,6 @@ import {
 } from "@wakeloop/contracts";
 import {
   acquireLease,
-  appendAt,
   type Database,
   type NewEvent,
   type ToolCallRecord,
@@ -40,7 +39,7 @@ import { type CallPlan, planModelCalls } from "../tools/plan-calls";
 import { executeCalls, resumeCalls } from "../tools/run-calls";
 import { runsInDatabase, type ToolContext } from "../tools/tool-context";
 import type { WakeSettings } from "../wake-settings";
-import { ensureSandbox } from "./ensure-sandbox";
+import { ensureSandbox, needsSandbox } from "./ensure-sandbox";
 import { keepLease } from "./lease-keeper";
 
 export interface WakeDeps {
@@ -115,29 +114,27 @@ async function leasedWake(
     if (message.type === "interrupt") interrupt.abort(new Error("interrupted"));
   });
   try {
-    // `session.status_running` commits while the history is read: the first write after the lease.
-    const running = appendAt(db, {
-      tenantId: job.tenant_id,
-      sessionId: job.session_id,
-      head: { lastSeq: lease.session.last_seq, state: lease.session.state },
-      events: [{ type: "session.status_running", wake_id: job.wake_id, trace_id: traceId }],
-      fence: lease.epoch,
-    });
-    // The model key is settled once per wake (a database read for a tenant's own key) alongside, and
-    // before any request's start, so each request follows its start at once; a refusal is raised
-    // after the start, which consumes the queued messages it answers. A credential changed mid-wake
-    // counts from the next wake.
+    // The model key is settled once per wake (a database read for a tenant's own key) while the
+    // history is read, and before any request's start, so each request follows its start at once; a
+    // refusal is raised after the start, which consumes the queued messages it answers. A credential
+    // changed mid-wake counts from the next wake.
     const specs = sessionSpecs(lease);
     const client: Promise<ResolvedClient> = deps.models(job.tenant_id, specs.agent.model).then(
       (resolved) => ({ resolved }),
       (refusal: unknown) => ({ refusal }),
     );
     const known = deps.histories.take(job.session_id, lease.session.last_seq);
-    const [view, { events }] = await Promise.all([loadSession(db, lease, specs, known), running]);
+    const view = await loadSession(db, lease, specs, known);
     span.updateName(`invoke_agent ${view.agent.name}`);
     span.setAttribute(ATTR_GEN_AI_AGENT_NAME, view.agent.name);
     const writer = new SessionWriter(db, view, { id: job.wake_id, epoch: lease.epoch, traceId });
-    await writer.catchUp(events);
+    // With nothing to do before the first request, `session.status_running` commits with that
+    // request's start: one commit fewer per wake. A sandbox to provision or calls to resume first
+    // take time, so then it commits at once and clients see the session running meanwhile.
+    const running: NewEvent = { type: "session.status_running" };
+    if (needsSandbox(deps.sandbox, view) || view.unresolvedCalls().length > 0)
+      await writer.write({ events: [running] });
+    else writer.buffer({ events: [running] });
     const wake = new Wake(deps, view, writer, log, {
       interrupt: interrupt.signal,
       lost: keeper.lost,
