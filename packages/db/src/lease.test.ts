@@ -269,8 +269,8 @@ describe("open wakes", () => {
       fence: epoch ?? -1,
       finishWake: { wakeId, epoch: epoch ?? -1, status: "completed" },
     });
-    expect(await openWake(testDb.db, { tenantId, sessionId, reason: "reminder" })).toMatchObject({
-      status: "queued",
-    });
+    const reopened = await openWake(testDb.db, { tenantId, sessionId, reason: "reminder" });
+    expect(reopened).toMatchObject({ session_id: sessionId, reason: "reminder", attempt: 1 });
+    expect(await wake(reopened?.id ?? "")).toMatchObject({ status: "queued", published_at: null });
   });
 });

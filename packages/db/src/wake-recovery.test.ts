@@ -127,9 +127,14 @@ describe("wake recovery", () => {
       lease_epoch: 2,
       status: "idle",
     });
-    expect(
-      await openWake(testDb.db, { tenantId: seeded.tenantId, sessionId, reason: "user_message" }),
-    ).toMatchObject({ status: "queued" });
+    const next = await openWake(testDb.db, { tenantId: seeded.tenantId, sessionId, reason: "user_message" });
+    expect(next).toMatchObject({ session_id: sessionId, attempt: 1 });
+    const row = await testDb.db
+      .selectFrom("wakes")
+      .select("status")
+      .where("id", "=", next?.id ?? "")
+      .executeTakeFirst();
+    expect(row?.status).toBe("queued");
   });
 
   it("leaves alone a lease renewed after the sweeper saw it expire", async () => {

@@ -2,7 +2,6 @@ import type { WakeReason } from "@wakeloop/contracts";
 import { type Kysely, sql } from "kysely";
 import type { Database, WakeRow } from "./database";
 import { newId } from "./ids";
-import { withTenant } from "./tenant-scope";
 
 export interface OpenWakeInput {
   tenantId: string;
@@ -12,30 +11,12 @@ export interface OpenWakeInput {
 }
 
 /**
- * Records a queued wake, or returns null when the session already has an open one (queued or
- * running). Uses ON CONFLICT rather than catching the unique violation, so it is safe inside a
- * caller's transaction: a conflict does not abort it.
+ * Records a queued wake without claiming any for publishing (`scheduleWake` with no room), or returns
+ * null when the session already has an open one (queued or running). The insert is ON CONFLICT DO
+ * NOTHING, so it is safe inside a caller's transaction: a conflict does not abort it.
  */
-export async function openWake(db: Kysely<Database>, input: OpenWakeInput): Promise<WakeRow | null> {
-  const row = await withTenant(db, input.tenantId, (trx) =>
-    trx
-      .insertInto("wakes")
-      .values({
-        id: newId("wake"),
-        tenant_id: input.tenantId,
-        session_id: input.sessionId,
-        status: "queued",
-        reason: input.reason,
-        attempt: 1,
-        due_at: input.dueAt ?? new Date(),
-      })
-      .onConflict((conflict) =>
-        conflict.column("session_id").where("status", "in", ["queued", "running"]).doNothing(),
-      )
-      .returningAll()
-      .executeTakeFirst(),
-  );
-  return row ?? null;
+export async function openWake(db: Kysely<Database>, input: OpenWakeInput): Promise<QueuedWakeJob | null> {
+  return (await scheduleWake(db, { ...input, maxInFlight: 0 })).opened;
 }
 
 export interface ScheduleWakeInput extends OpenWakeInput {
