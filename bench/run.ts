@@ -2,11 +2,18 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { runAgentSqlBench } from "../packages/db/bench/agent-sql-bench";
 import { runAppendBench } from "../packages/db/bench/append-bench";
+import { runNavigationBench } from "../packages/db/bench/navigation-bench";
+import { runOutcomeBench } from "../packages/db/bench/outcome-bench";
 import { runConcurrencyBench } from "./concurrency-bench";
+import { runScheduleBench } from "./schedule-bench";
 import { runSessionBench } from "./session-bench";
+import { runSubSessionBench } from "./sub-session-bench";
+import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,append,sandbox]
+// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval]; `--only console`
+// (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `session` is the platform end to end: zero-latency loops and dispatch (session-bench.ts), then the
 // I/O-bound load of issue #9, one worker and two (concurrency-bench.ts). Each figure with a target in
 // the issue is marked met or not.
@@ -22,7 +29,11 @@ if (process.env.WL_TEST_PG_URL === undefined && existsSync("/var/run/postgresql/
 const { values } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
-    only: { type: "string", default: "session,append,sandbox" },
+    only: {
+      type: "string",
+      default:
+        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval",
+    },
   },
 });
 const only = new Set(values.only.split(","));
@@ -121,11 +132,143 @@ if (only.has("append")) {
   );
 }
 
+if (only.has("navigation")) {
+  const navigation = await runNavigationBench(values.quick ? { sessions: 500, iterations: 100 } : {});
+  results.navigation = navigation;
+  for (const [name, summary] of Object.entries(navigation.latencyMs)) {
+    latency(`navigation, ${navigation.sessions} sessions: ${name} (ms)`, summary);
+  }
+}
+
+if (only.has("outcomes")) {
+  const outcomes = await runOutcomeBench(values.quick ? { sessions: 50, iterations: 100 } : {});
+  results.outcomes = outcomes;
+  for (const [name, summary] of Object.entries(outcomes.latencyMs)) {
+    latency(
+      `outcomes, ${outcomes.sessions} sessions × ${outcomes.attemptsPerOutcome} attempts: ${name} (ms)`,
+      summary,
+    );
+  }
+}
+
+if (only.has("agentsql")) {
+  const agentSql = await runAgentSqlBench(values.quick ? { iterations: 100 } : {});
+  results.agentSql = agentSql;
+  for (const [name, summary] of Object.entries(agentSql.latencyMs))
+    latency(`agent SQL: ${name} (ms)`, summary);
+  const { parallel } = agentSql;
+  latency(`agent SQL: INSERT, ${parallel.agents} agents side by side (ms)`, parallel.latencyMs);
+  value(
+    `agent SQL: calls/s, ${parallel.agents} agents on 4 connections`,
+    String(parallel.callsPerSecond),
+    "reported",
+  );
+}
+
 if (only.has("sandbox")) {
   const { runSandboxBench } = await import("../apps/sandbox-runner/bench/sandbox-bench");
   const sandbox = await runSandboxBench(values.quick ? { coldRuns: 5, warmRuns: 10, roundTrips: 200 } : {});
   results.sandbox = sandbox;
   for (const [name, summary] of Object.entries(sandbox)) latency(`sandbox: ${name} (ms)`, summary);
+}
+
+if (only.has("metrics")) {
+  const { runMetricsBench } = await import("../apps/harness-worker/bench/metrics-bench");
+  const metrics = await runMetricsBench(values.quick ? { ops: 20_000, scrapes: 10 } : {});
+  results.metrics = metrics;
+  value("metrics: one model request recorded (ns)", String(metrics.modelRequestNs), "reported");
+  value(
+    "  with attribute objects built per call (ns)",
+    String(metrics.modelRequestFreshAttributesNs),
+    "reported",
+  );
+  value("metrics: one tool call recorded (ns)", String(metrics.toolCallNs), "reported");
+  latency(`metrics: GET /metrics, ${metrics.series} models + ${metrics.series} tools (ms)`, metrics.scrapeMs);
+}
+
+if (only.has("schedule")) {
+  const schedule = await runScheduleBench(values.quick ? { tasks: 1_000 } : {});
+  results.schedule = schedule;
+  for (const run of [schedule.oneReplica, schedule.twoReplicas]) {
+    const once = run.firings === run.tasks && run.distinctTasks === run.tasks && run.sessions === run.tasks;
+    value(
+      `${run.tasks} tasks due at once, ${run.replicas} orchestrator${run.replicas > 1 ? "s" : ""}: all fired after (ms)`,
+      `${ms(run.allFiredAfterMs)} (${run.firingsPerSecond}/s)`,
+      "each once",
+      once,
+    );
+  }
+}
+
+if (only.has("console")) {
+  const { runConsoleBench } = await import("./console-bench");
+  const console_ = await runConsoleBench({ quick: values.quick });
+  results.console = console_;
+  latency("console: event accepted → row in the timeline (ms)", console_.eventToTimelineMs);
+  latency(
+    `console: open a session of ${console_.historyEvents} events → all shown (ms)`,
+    console_.openSessionMs,
+  );
+  value(
+    "console: script bytes / brotli",
+    `${console_.bundleBytes.script} / ${console_.bundleBytes.scriptBrotli}`,
+    "reported",
+  );
+}
+
+if (only.has("web")) {
+  const web = await runWebBench(values.quick ? { requests: 100 } : {});
+  results.web = web;
+  latency("web: plain fetch of a local article (ms)", web.plainFetchMs);
+  latency("web: through the egress guard (ms)", web.guardedFetchMs);
+  latency("web_fetch, JSON passed through (ms)", web.webFetchJsonMs);
+  latency("web_fetch, HTML article → markdown (ms)", web.webFetchHtmlMs);
+  value(
+    "  web_fetch HTML overhead over plain fetch, p50 / p99 (ms)",
+    `${ms(web.htmlOverheadMs.p50)} / ${ms(web.htmlOverheadMs.p99)}`,
+    "reported",
+  );
+}
+
+if (only.has("memory")) {
+  const { runMemoryBench } = await import("../apps/memory-retrieval/bench/memory-bench");
+  const memory = await runMemoryBench(values.quick ? { entries: 2_000, writes: 100, searches: 100 } : {});
+  results.memory = memory;
+  latency("memory_write through the service (ms)", memory.writeMs);
+  latency(`memory_search over ${memory.entries} entries, full text (ms)`, memory.searchMs, {
+    p50: 20,
+    p99: 100,
+  });
+  latency(`memory_search over ${memory.entries} entries, trigram fallback (ms)`, memory.trigramSearchMs);
+  latency(`recall at wake start over ${memory.entries} entries, top 5 with content (ms)`, memory.recallMs);
+}
+
+if (only.has("subsessions")) {
+  const subs = await runSubSessionBench(values.quick ? { parents: 5 } : {});
+  results.subsessions = subs;
+  latency(
+    `parent with ${subs.childrenPerParent} children: spawn → all results (ms)`,
+    subs.spawnToAllResultsMs,
+  );
+  latency(
+    `parent with ${subs.childrenPerParent} children: spawn → parent done (ms)`,
+    subs.spawnToParentDoneMs,
+  );
+}
+
+if (only.has("retrieval")) {
+  const { runRetrievalBench } = await import("../apps/memory-retrieval/bench/retrieval-bench");
+  const retrieval = await runRetrievalBench(
+    values.quick ? { events: 10_000, searches: 100, lagSamples: 50 } : {},
+  );
+  results.retrieval = retrieval;
+  value(
+    "retrieval: events indexed per second (batches of 2 000)",
+    String(retrieval.indexedPerSecond),
+    "reported",
+  );
+  latency(`retrieval_search over ${retrieval.events} session events + memory (ms)`, retrieval.searchMs);
+  latency("retrieval: event commit → searchable (ms)", retrieval.commitToSearchableMs);
 }
 
 const dir = join(import.meta.dirname, "results");

@@ -53,7 +53,7 @@ async function startOnce(app: string, mode: RunMode, env: Record<string, string>
   const started = performance.now();
   const child = spawn(process.execPath, entryArgs(`apps/${app}/src/main.ts`, mode, ROOT), {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", ...env, HEALTH_PORT: String(healthPort) },
+    env: { PATH: process.env.PATH ?? "", ...env, HEALTH_PORT: String(healthPort), METRICS_PORT: "0" },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

@@ -1,6 +1,7 @@
 // `npm run build`: compiles every service and operator CLI to plain JavaScript, one ESM bundle per
 // entry point, run with `node --enable-source-maps <dir>/dist/<path>.js` (no tsx, no TypeScript at
-// run time). dist/ mirrors src/: `<dir>/src/<path>.ts` compiles to `<dir>/dist/<path>.js`.
+// run time). dist/ mirrors src/: `<dir>/src/<path>.ts` compiles to `<dir>/dist/<path>.js`. It also
+// bundles the web console (apps/console, vite) into apps/console/dist, which the gateway serves.
 //
 // Why esbuild bundles and not tsc: internal packages export their TypeScript source (tests and dev
 // runs need no build step), so tsc would have to emit every package and rewrite each `exports` map to
@@ -8,10 +9,12 @@
 // leaves third-party packages external, so the production `node_modules` (npm ci --omit=dev) serves
 // them as in development. Type checking stays `npm run typecheck`; this only emits.
 import { existsSync } from "node:fs";
-import { cp, readFile, rm } from "node:fs/promises";
+import { cp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { join } from "node:path";
+import { brotliCompressSync, gzipSync, constants as zlibConstants } from "node:zlib";
 import { build } from "esbuild";
+import { build as buildConsole } from "vite";
 
 const root = join(import.meta.dirname, "..");
 
@@ -23,6 +26,7 @@ const WORKSPACES = [
   { dir: "apps/sandbox-runner", entries: ["main.ts"] },
   { dir: "apps/memory-retrieval", entries: ["main.ts"] },
   { dir: "packages/db", entries: ["migrate-cli.ts"] },
+  { dir: "packages/cli", entries: ["main.ts"] },
 ];
 
 // Files read at run time relative to the module (`new URL("./agent/", import.meta.url)`): the bundle
@@ -97,6 +101,24 @@ async function checkDeclared(workspace, metafile) {
   }
 }
 
+/**
+ * Brotli and gzip copies of the console's scripts and styles, made once here so the gateway sends the
+ * smaller file to a browser that accepts it (`preCompressed`) without compressing on each request.
+ */
+async function precompress(dir) {
+  const files = (await readdir(dir)).filter((name) => /\.(js|css)$/.test(name));
+  await Promise.all(
+    files.map(async (name) => {
+      const content = await readFile(join(dir, name));
+      await writeFile(
+        join(dir, `${name}.br`),
+        brotliCompressSync(content, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11 } }),
+      );
+      await writeFile(join(dir, `${name}.gz`), gzipSync(content, { level: 9 }));
+    }),
+  );
+}
+
 const started = performance.now();
 await Promise.all(WORKSPACES.map(({ dir }) => rm(join(root, dir, "dist"), { recursive: true, force: true })));
 await Promise.all(
@@ -134,5 +156,10 @@ for (const { from, to } of RUNTIME_FILES) {
     filter: (source) => !source.endsWith(".test.ts"),
   });
 }
+// The browser app has its own bundler settings (apps/console/vite.config.ts) and no server entry point.
+await buildConsole({ root: join(root, "apps/console"), logLevel: "warn" });
+await precompress(join(root, "apps/console/dist/assets"));
 const count = WORKSPACES.reduce((sum, { entries }) => sum + entries.length, 0);
-console.log(`built ${count} entry points in ${Math.round(performance.now() - started)} ms`);
+console.log(
+  `built ${count} entry points and the web console in ${Math.round(performance.now() - started)} ms`,
+);

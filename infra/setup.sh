@@ -11,6 +11,16 @@ step "node dependencies (npm ci)"
 # same lockfile exactly, so it is the fallback, not `npm install`.
 npm ci --no-audit --no-fund || npx -y npm@10 ci --no-audit --no-fund
 
+step "promtool (the tests check infra/prometheus/prometheus.yml with it)"
+if ! command -v promtool >/dev/null 2>&1; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "promtool is missing (run: sudo apt-get install prometheus)" >&2
+    exit 1
+  fi
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends prometheus
+fi
+
 step "PostgreSQL and NATS JetStream"
 bash infra/ensure-services.sh
 
@@ -22,3 +32,9 @@ bash infra/sandbox-image.sh
 
 step "NATS test image (testcontainers)"
 bash infra/nats-image.sh
+
+step "Chromium for the web console's end-to-end tests (Debian package)"
+bash infra/chromium.sh
+
+step "compiled services and the web console (npm run build)"
+npm run build

@@ -45,7 +45,7 @@ start fake-model node --import tsx packages/fake-model/src/cli.ts --port "$FAKE_
 start gateway node --import tsx apps/gateway/src/main.ts
 start orchestrator node --import tsx apps/orchestrator/src/main.ts
 start harness-worker-1 env WORKER_ID=worker-1 node --import tsx apps/harness-worker/src/main.ts
-start harness-worker-2 env WORKER_ID=worker-2 HEALTH_PORT=9085 node --import tsx apps/harness-worker/src/main.ts
+start harness-worker-2 env WORKER_ID=worker-2 HEALTH_PORT=9085 METRICS_PORT=9469 node --import tsx apps/harness-worker/src/main.ts
 start sandbox-runner node --import tsx apps/sandbox-runner/src/main.ts
 start memory-retrieval node --import tsx apps/memory-retrieval/src/main.ts
 
@@ -69,6 +69,9 @@ WAKELOOP_URL="http://127.0.0.1:$PORT" WAKELOOP_API_KEY="$(cat "$state/demo-key")
 
 cat <<MSG
 
-The platform keeps running: API http://127.0.0.1:$PORT (key in $state/demo-key), OpenAPI at /v1/openapi.json.
+The platform keeps running: API http://127.0.0.1:$PORT (key in $state/demo-key), OpenAPI at /v1/openapi.json,
+web console at http://127.0.0.1:$PORT/console (sign in with that key).
+Metrics (Prometheus text): http://127.0.0.1:9464/metrics (gateway), 9465 (orchestrator), 9466 and 9469
+(workers), 9467 (sandbox-runner), 9468 (memory-retrieval); see docs/observability.md.
 Stop it with: bash infra/down.sh
 MSG

@@ -19,6 +19,7 @@ function startApp(app: string, env: Record<string, string>): AppProcess {
     NATS_URL,
     WL_SUBJECT_PREFIX: `lifecycle_${randomBytes(4).toString("hex")}`,
     HEALTH_PORT: "0",
+    METRICS_PORT: "0",
     PORT: "0",
     LOG_LEVEL: "info",
     ...env,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // `npm run build` compiles every service and operator CLI to plain JavaScript (infra/build.mjs). These
 // run that output as production does — node on dist/*.js, no tsx — against real Postgres, NATS and
-// Docker: the migrate CLI, the tenant CLI, and every service through one sandboxed turn.
+// Docker: the migrate CLI, the tenant CLI, the `wakeloop` CLI, and every service through one sandboxed turn.
 
 const ROOT = join(import.meta.dirname, "..");
 const run = promisify(execFile);
@@ -46,6 +46,17 @@ describe("compiled build", () => {
     } finally {
       await dropDatabase(`${url}`);
     }
+  });
+
+  it("`npx wakeloop` runs the compiled CLI", async () => {
+    const env = { PATH: process.env.PATH ?? "", XDG_CONFIG_HOME: join(ROOT, "nonexistent-wl-config") };
+    const npx = (...args: string[]) => run("npx", ["--no-install", "wakeloop", ...args], { cwd: ROOT, env });
+    expect((await npx("--version")).stdout.trim()).toBe("0.1.0");
+    expect((await npx("sessions", "--help")).stdout).toContain("Usage: wakeloop sessions");
+    await expect(npx("agents", "list")).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("wakeloop: not logged in"),
+    });
   });
 
   it("every compiled service starts and runs a sandboxed turn", { timeout: 180_000 }, async () => {

@@ -43,6 +43,8 @@ COPY --from=production-deps /srv/wakeloop ./
 # carries: `node packages/db/dist/migrate-cli.js --app-role wakeloop_app` (every app depends on the db).
 COPY --from=build /srv/wakeloop/apps/${APP}/dist apps/${APP}/dist
 COPY --from=build /srv/wakeloop/packages/db/dist packages/db/dist
+# The web console's static files, served by the gateway at /console (a few hundred kB in every image).
+COPY --from=build /srv/wakeloop/apps/console/dist apps/console/dist
 USER node
 # node itself is PID 1 (no npx or shell in between), so SIGTERM from `docker stop` reaches the
 # service's own handler: readiness off, drain, flush, exit 0.

@@ -122,7 +122,15 @@ describe("traces", () => {
         },
         { timeout: 10_000 },
       )
-      .toEqual(["chat fake-gpt", "chat fake-gpt", "execute_tool list_state_keys"]);
+      // "memory context": the wake's readiness check and skills index from the memory service;
+      // "memory recall": the memory asked for the new message (none found here).
+      .toEqual([
+        "chat fake-gpt",
+        "chat fake-gpt",
+        "execute_tool list_state_keys",
+        "memory context",
+        "memory recall",
+      ]);
     expect(root?.name).toBe("invoke_agent tools");
     expect(root?.attributes).toMatchObject({
       "gen_ai.operation.name": "invoke_agent",
@@ -187,5 +195,18 @@ describe("tool runtime through the services", () => {
       error: { type: "loop_detected", retry_status: { type: "terminal" } },
     });
     expect(events.at(-1)).toMatchObject({ type: "session.status_idle", stop_reason: { type: "end_turn" } });
+    // The stop is captured once as a durable learning of the agent (`learning_list` reads the store),
+    // after the wake's end commits, so it may land a moment after the session idles.
+    const session = await platform.request("GET", `/v1/sessions/${id}`);
+    const learnings = () =>
+      platform
+        .request("GET", `/v1/agents/${session.body.agent.id}/memory/learnings/entries`)
+        .then((response) => response.body.data);
+    await expect.poll(learnings, { timeout: 10_000 }).toEqual([
+      expect.objectContaining({
+        content: expect.stringContaining("loop detection"),
+        metadata: { session_id: id, wake_id: expect.any(String) },
+      }),
+    ]);
   });
 });

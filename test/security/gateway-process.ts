@@ -60,6 +60,7 @@ export async function startGatewayProcess(
       NATS_URL: testNatsUrl(),
       WL_SUBJECT_PREFIX: prefix,
       HEALTH_PORT: "0",
+      METRICS_PORT: "0",
       PORT: "0",
       LOG_LEVEL: "info",
       ...options.env,

@@ -9,7 +9,7 @@ import { createGatewayServer, createTenant, type GatewayServer } from "@wakeloop
 import { createSandboxClient, type SandboxClient } from "@wakeloop/sandbox-client";
 import { postgresApprovals, type SandboxRunner, startSandboxService } from "@wakeloop/sandbox-runner";
 import { RunnerFixture, silent, testEnvironment, testRunnerSettings } from "@wakeloop/sandbox-runner/testing";
-import { SandboxLimitsEnv, sandboxLimits } from "@wakeloop/service-kit";
+import { MemoryLimitsEnv, memoryLimits, SandboxLimitsEnv, sandboxLimits } from "@wakeloop/service-kit";
 import { createLogger } from "@wakeloop/telemetry";
 import {
   createTestDatabase,
@@ -229,12 +229,14 @@ describe("operator bounds", () => {
           streamsPerKey: 10,
           openSessionsPerTenant: 0,
           budgets: { defaultTokens: null, maxTokens: null },
+          scheduledTasksPerAgent: 50,
         },
         sseKeepAliveMs: 15_000,
-        tools: { globalToolPolicy: {}, maxSubSessionDepth: 2 },
+        tools: { globalToolPolicy: {}, maxSubSessionDepth: 2, maxChildrenPerSession: 10, webSearch: false },
         models: { egress: { allowedHosts: [] }, baseUrlHosts: [], compatibleKeyHosts: [] },
         credentialKeys: [],
         sandboxLimits: sandboxLimits(SandboxLimitsEnv.parse({})),
+        memoryLimits: memoryLimits(MemoryLimitsEnv.parse({})),
       },
     });
     url = `http://127.0.0.1:${await gateway.listen(0, "127.0.0.1")}`;

@@ -1,4 +1,4 @@
-import { newId } from "@wakeloop/db";
+import { newId, runAgentSql } from "@wakeloop/db";
 import { Platform } from "@wakeloop/testing";
 import { sql } from "kysely";
 import pg from "pg";
@@ -20,7 +20,10 @@ interface OpenApiDocument {
 /** Valid bodies for the routes that take one, so a 404 cannot hide behind a 400. */
 const BODIES: Record<string, unknown> = {
   "POST /v1/agents/{id}": { name: "taken over" },
+  "POST /v1/agents/{id}/rollback": { version: 1 },
   "POST /v1/environments/{id}": { name: "taken over" },
+  "PUT /v1/agents/{id}/memory/{store}/entry": { content: "taken over" },
+  "POST /v1/agents/{id}/scheduled_tasks": { name: "taken over", task: "report", cron: "0 9 * * *" },
   "POST /v1/sessions/{id}": { title: "taken over" },
   "POST /v1/sessions/{id}/events": {
     events: [{ type: "user.message", content: [{ type: "text", text: "whose session is this?" }] }],
@@ -62,14 +65,27 @@ beforeAll(async () => {
   const credential = await platform.request("PUT", "/v1/provider_credentials/anthropic", {
     api_key: "sk-ant-tenant-a-own-key-0123456789",
   });
-  for (const response of [agent, environment, session, key, credential]) expect(response.status).toBe(200);
+  const task = await platform.request("POST", `/v1/agents/${agent.body.id}/scheduled_tasks`, {
+    name: "daily",
+    task: "report",
+    cron: "0 9 * * *",
+  });
+  for (const response of [agent, environment, session, key, credential, task]) {
+    expect(response.status).toBe(200);
+  }
+  owned.scheduledTask = task.body.id;
   Object.assign(owned, {
     agents: agent.body.id,
     environments: environment.body.id,
     sessions: session.body.id,
     api_keys: key.body.id,
   });
-  // A finished wake, so the session has events, a wake, spans and an idempotency record.
+  // A finished wake, so the session has events, a wake, spans, an idempotency record and memory (a
+  // write by a tool call).
+  platform.fake.enqueue(
+    { toolCalls: [{ name: "memory_write", input: { target: "tenant-a.md", content: "tenant A's note" } }] },
+    { text: "noted" },
+  );
   const sent = await platform.request(
     "POST",
     `/v1/sessions/${session.body.id}/events`,
@@ -118,6 +134,60 @@ describe("every API route, called with another tenant's ids", () => {
     expect(
       await asOther("POST", "/v1/sessions", { agent: agent.id, environment_id: owned.environments }),
     ).toBe(404);
+  });
+});
+
+describe("session navigation tools", () => {
+  it("find none of another tenant's sessions, by id or in a listing", async () => {
+    const call = (path: string, body: unknown) =>
+      fetch(`${platform.baseUrl}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${other.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }).then((response) => response.json() as Promise<{ id: string }>);
+    const agent = await call("/v1/agents", { name: "b", model: platform.fakeModel() });
+    const session = await call("/v1/sessions", { agent: agent.id });
+    const target = owned.sessions ?? "";
+    platform.fake.enqueue(
+      {
+        toolCalls: [
+          { name: "session_list", input: {} },
+          { name: "session_get_snapshot", input: { session_id: target } },
+          { name: "session_get_events", input: { session_id: target } },
+          { name: "session_get_trace", input: { session_id: target } },
+          { name: "agent_describe_setup", input: { session_id: target } },
+        ],
+      },
+      { text: "nothing there" },
+    );
+    await call(`/v1/sessions/${session.id}/events`, {
+      events: [{ type: "user.message", content: [{ type: "text", text: "look around" }] }],
+    });
+    // Tenant A's key cannot read tenant B's session: read its events as the database owner.
+    const events = () =>
+      platform.db
+        .selectFrom("session_events")
+        .select(["type", "body"])
+        .where("session_id", "=", session.id)
+        .orderBy("seq")
+        .execute();
+    await expect
+      .poll(async () => (await events()).some((row) => row.type === "session.status_idle"), {
+        timeout: 60_000,
+      })
+      .toBe(true);
+    const answers = (await events())
+      .filter((row) => row.type === "agent.tool_result")
+      .map((row) => row.body as { is_error: boolean; content: Array<{ text: string }> });
+    expect(answers).toHaveLength(5);
+    const [listing, ...reads] = answers;
+    expect(JSON.parse(listing?.content[0]?.text ?? "").sessions.map((s: { id: string }) => s.id)).toEqual([
+      session.id,
+    ]);
+    for (const read of reads) {
+      expect(read.is_error).toBe(true);
+      expect(read.content[0]?.text).toBe(`session ${target} is not a session of this agent`);
+    }
   });
 });
 
@@ -199,8 +269,37 @@ describe("the services' database role", () => {
         })
         .execute();
       await trx
+        .insertInto("schedule_firings")
+        .values({
+          tenant_id: tenantId,
+          schedule_id: owned.scheduledTask ?? "",
+          occurrence_at: new Date(),
+          outcome: "skipped",
+          session_id: null,
+          fired_at: new Date(),
+        })
+        .execute();
+      await trx
         .insertInto("agent_state")
         .values({ tenant_id: tenantId, agent_id: owned.agents ?? "", key: "k", value: "1" })
+        .execute();
+      await trx
+        .insertInto("outcomes")
+        .values({ id: "outc_seeded", tenant_id: tenantId, session_id: sessionId, title: "t", criteria: "[]" })
+        .execute();
+      await trx
+        .insertInto("outcome_evaluations")
+        .values({
+          tenant_id: tenantId,
+          outcome_id: "outc_seeded",
+          iteration: 1,
+          session_id: sessionId,
+          evaluator: "rubric",
+          score: 1,
+          passed: true,
+          feedback: "seeded",
+          criteria_results: "[]",
+        })
         .execute();
       await trx
         .insertInto("spans")
@@ -219,6 +318,14 @@ describe("the services' database role", () => {
         })
         .execute();
     });
+    // The agent's own SQL schema, made the way db_sql makes it.
+    const agentSql = new pg.Pool({ connectionString: platform.database.agentSqlUrl, max: 1 });
+    await runAgentSql(
+      agentSql,
+      { tenantId, agentId: owned.agents ?? "" },
+      { sql: "CREATE TABLE seeded (x int)", params: [] },
+      { statementTimeoutMs: 5_000, maxRows: 10, quotaBytes: 2 ** 20 },
+    ).finally(() => agentSql.end());
     client = new pg.Client({ connectionString: platform.database.appUrl });
     await client.connect();
   });

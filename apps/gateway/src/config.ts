@@ -1,4 +1,6 @@
+import { fileURLToPath } from "node:url";
 import {
+  MemoryLimitsEnv,
   ProviderSettingsEnv,
   parseConfig,
   portNumber,
@@ -14,8 +16,8 @@ const optionalTokens = z.preprocess(
   z.coerce.number().int().positive().optional(),
 );
 
-/** Gateway settings: the shared ones (Postgres, NATS, telemetry, health port) come from serviceEnv. */
-export const GatewayEnv = serviceEnv({ healthPort: 9080 })
+/** Gateway settings: the shared ones (Postgres, NATS, telemetry, health and metrics ports) come from serviceEnv. */
+export const GatewayEnv = serviceEnv({ healthPort: 9080, metricsPort: 9464 })
   .extend({
     HOST: z
       .string()
@@ -71,6 +73,12 @@ export const GatewayEnv = serviceEnv({ healthPort: 9080 })
       .describe(
         "Sessions a tenant may have that are not terminated, across replicas (429 past it); 0 is off",
       ),
+    GATEWAY_CONSOLE_DIR: z
+      .string()
+      .default(fileURLToPath(new URL("../../console/dist", import.meta.url)))
+      .describe(
+        "The built web console served at /console (apps/console/dist, from src/ and from dist/ alike); empty serves none",
+      ),
     GATEWAY_DEFAULT_BUDGET_TOKENS: optionalTokens.describe(
       "Token budget of an agent created without one (never above the cap); unset: the cap, else unlimited",
     ),
@@ -80,7 +88,8 @@ export const GatewayEnv = serviceEnv({ healthPort: 9080 })
   })
   .extend(ToolSettingsEnv.shape)
   .extend(ProviderSettingsEnv.shape)
-  .extend(SandboxLimitsEnv.shape);
+  .extend(SandboxLimitsEnv.shape)
+  .extend(MemoryLimitsEnv.shape);
 export type GatewayConfig = z.output<typeof GatewayEnv>;
 
 export function loadConfig(): GatewayConfig {

@@ -1,9 +1,9 @@
 import type { Bus } from "@wakeloop/bus";
-import type { Database } from "@wakeloop/db";
+import type { Database, MemoryLimits } from "@wakeloop/db";
 import type { ModelEndpointPolicy } from "@wakeloop/model-providers";
 import type { CredentialKey } from "@wakeloop/provider-credentials";
 import type { SandboxLimits } from "@wakeloop/service-kit";
-import type { Logger } from "@wakeloop/telemetry";
+import type { Logger, Meter } from "@wakeloop/telemetry";
 import type { PlatformToolSettings } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
 import type { BudgetLimits } from "./quotas/budget-policy";
@@ -29,7 +29,11 @@ export interface GatewayServerConfig {
   credentialKeys: readonly CredentialKey[];
   /** Must match the sandbox runners' limits, so an environment saved here is one they will run. */
   sandboxLimits: SandboxLimits;
+  /** Must match the memory service's limits, so a person's write obeys the same bounds as a tool's. */
+  memoryLimits: MemoryLimits;
   quotas: QuotaSettings;
+  /** The built web console (apps/console/dist) served at /console; unset serves none. */
+  consoleDir?: string;
 }
 
 /** What one tenant or key may use (issue #8 point 8); see each module under quotas/. */
@@ -40,6 +44,8 @@ export interface QuotaSettings {
   /** Sessions not terminated, per tenant, across replicas; 0 is no limit. */
   openSessionsPerTenant: number;
   budgets: BudgetLimits;
+  /** Unfinished scheduled tasks per agent; must match the harness workers' (MAX_SCHEDULED_TASKS_PER_AGENT). */
+  scheduledTasksPerAgent: number;
 }
 
 export interface GatewayDeps {
@@ -48,6 +54,8 @@ export interface GatewayDeps {
   config: GatewayServerConfig;
   log: Logger;
   clock?: Clock;
+  /** Where request durations are recorded; none when omitted (tests that start the server in-process). */
+  meter?: Meter;
 }
 
 /** What route handlers get: the deps with the clock resolved. */

@@ -1,4 +1,4 @@
-import { runService, sandboxLimits } from "@wakeloop/service-kit";
+import { memoryLimits, runService, sandboxLimits } from "@wakeloop/service-kit";
 import { loadConfig } from "./config";
 import { createGatewayServer } from "./server";
 
@@ -6,11 +6,12 @@ import { createGatewayServer } from "./server";
 await runService({
   name: "gateway",
   config: loadConfig(),
-  start: async ({ config, log, db, bus }) => {
+  start: async ({ config, log, db, bus, meter }) => {
     const api = createGatewayServer({
       db,
       bus,
       log,
+      meter,
       config: {
         bodyLimitBytes: config.GATEWAY_BODY_LIMIT_BYTES,
         discardBytes: config.GATEWAY_BODY_DISCARD_BYTES,
@@ -26,10 +27,13 @@ await runService({
             defaultTokens: config.GATEWAY_DEFAULT_BUDGET_TOKENS ?? null,
             maxTokens: config.GATEWAY_MAX_BUDGET_TOKENS ?? null,
           },
+          scheduledTasksPerAgent: config.MAX_SCHEDULED_TASKS_PER_AGENT,
         },
         tools: {
           globalToolPolicy: config.GLOBAL_TOOL_POLICY,
           maxSubSessionDepth: config.MAX_SUBSESSION_DEPTH,
+          webSearch: config.WEB_SEARCH_URL !== undefined,
+          maxChildrenPerSession: config.MAX_CHILDREN_PER_SESSION,
         },
         models: {
           egress: { allowedHosts: config.EGRESS_ALLOWED_HOSTS },
@@ -38,6 +42,8 @@ await runService({
         },
         credentialKeys: config.PROVIDER_CREDENTIAL_KEYS,
         sandboxLimits: sandboxLimits(config),
+        ...(config.GATEWAY_CONSOLE_DIR !== "" && { consoleDir: config.GATEWAY_CONSOLE_DIR }),
+        memoryLimits: memoryLimits(config),
       },
     });
     const port = await api.listen(config.PORT, config.HOST);

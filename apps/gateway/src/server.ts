@@ -1,7 +1,9 @@
 import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyBaseLogger } from "fastify";
 import { agentRoutes } from "./agents/agent-routes";
+import { scheduledTaskRoutes } from "./agents/scheduled-task-routes";
 import { apiKeyRoutes } from "./api-keys/api-key-routes";
+import { registerConsole } from "./console/console-files";
 import { environmentRoutes } from "./environments/environment-routes";
 import { eventRoutes } from "./events/event-routes";
 import type { GatewayDeps, RouteDeps } from "./gateway-deps";
@@ -9,6 +11,8 @@ import { answerExpectContinue } from "./http/body-limit";
 import { registerJsonBodyParser } from "./http/json-body-parser";
 import { registerRoutes } from "./http/register-routes";
 import type { Route } from "./http/route";
+import { memoryRoutes } from "./memory/memory-routes";
+import { registerHttpMetrics } from "./observability/http-metrics";
 import { traceRoute } from "./observability/trace-route";
 import { openApiRoute } from "./openapi/openapi-route";
 import { providerCredentialRoutes } from "./provider-credentials/provider-credential-routes";
@@ -30,6 +34,8 @@ export function gatewayRoutes(deps: RouteDeps): Route[] {
   const routes = [
     ...apiKeyRoutes(deps),
     ...agentRoutes(deps),
+    ...scheduledTaskRoutes(deps),
+    ...memoryRoutes(deps),
     ...providerCredentialRoutes(deps),
     ...environmentRoutes(deps),
     ...sessionRoutes(deps),
@@ -53,6 +59,7 @@ export function createGatewayServer(deps: GatewayDeps): GatewayServer {
     // HEAD of an event stream would open a stream; HEAD is not part of the API.
     exposeHeadRoutes: false,
   });
+  if (deps.meter !== undefined) registerHttpMetrics(app, deps.meter);
   registerJsonBodyParser(app, deps.config.bodyLimitBytes);
   answerExpectContinue(app.server, deps.config, deps.log);
   const routeDeps: RouteDeps = {
@@ -68,6 +75,9 @@ export function createGatewayServer(deps: GatewayDeps): GatewayServer {
     discardBytes: deps.config.discardBytes,
     requestRate: createRequestRate(deps.config.quotas.requestRate),
   });
+  if (deps.config.consoleDir !== undefined && registerConsole(app, deps.config.consoleDir) === "not_built") {
+    deps.log.warn({ dir: deps.config.consoleDir }, "web console not built: /console answers 404");
+  }
 
   return {
     async listen(port, host = "0.0.0.0") {

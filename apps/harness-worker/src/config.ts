@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 
 import {
   type Env,
+  hostList,
   ProviderSettingsEnv,
   parseConfig,
   serviceEnv,
@@ -11,8 +12,8 @@ import { z } from "zod";
 
 const count = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
 
-/** Harness worker settings: the shared ones (Postgres, NATS, telemetry, health port) come from serviceEnv. */
-export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082 })
+/** Harness worker settings: the shared ones (Postgres, NATS, telemetry, health and metrics ports) come from serviceEnv. */
+export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466 })
   .extend({
     WORKER_ID: z
       .string()
@@ -48,6 +49,9 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082 })
     MAX_MODEL_REQUESTS_PER_WAKE: count(1, 200).describe(
       "A runaway guard: a wake that made this many model requests ends its turn (loop detection stops most loops first)",
     ),
+    MAX_REMINDERS_PER_SESSION: count(0, 20).describe(
+      "Reminders not fired yet one session may have; set_reminder refuses more",
+    ),
     MODEL_MAX_RETRIES: count(0, 4).describe(
       "Retries of one model request on overload, rate limits and failures",
     ),
@@ -69,6 +73,85 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082 })
       .default("true")
       .transform((value) => value === "true")
       .describe("Whether a sandbox-runner is deployed; without one, sandbox tools are never offered"),
+    MEMORY_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .default(15_000)
+      .describe(
+        "One memory call's wait for its reply; past it the replica is taken as gone and the call is sent again",
+      ),
+    MEMORY_RETRY_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(60_000)
+      .describe(
+        "How long a memory call is sent again while no replica answers (writes are idempotent by call id)",
+      ),
+    MEMORY_RECALL_TOKENS: count(0, 1_000).describe(
+      "Tokens of memory entries recalled into the system context at wake start for the new input (0: no recall)",
+    ),
+    MEMORY_RECALL_HITS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .default(5)
+      .describe("Memory hits asked for at wake start"),
+    MEMORY_CONTEXT_TIMEOUT_MS: count(50, 2_000).describe(
+      "How long a wake waits for each of the memory service's answers at its start (skills index, recalled memory); past it, it goes on without",
+    ),
+    WEB_FETCH_ALLOWED_HOSTS: hostList().describe(
+      "Hosts web_fetch may reach on internal addresses (an intranet wiki); separate from EGRESS_ALLOWED_HOSTS so a model server is not a fetch target; comma-separated",
+    ),
+    WEB_FETCH_MAX_BYTES: count(1_024, 5_242_880).describe(
+      "Largest page body web_fetch reads; a larger one is an error result",
+    ),
+    WEB_FETCH_TIMEOUT_MS: count(100, 20_000).describe(
+      "One web_fetch or web_search request, redirects and body included",
+    ),
+    WEB_FETCH_MAX_CHARS: count(100, 100_000).describe(
+      "Most characters of page content one web_fetch returns (a call may ask for fewer); the rest is cut with a notice",
+    ),
+    AGENT_SQL_DATABASE_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        "Where db_sql runs: the agent SQL runner role (made by the migrate CLI as <app role>_sql); by default DATABASE_URL with that user",
+      ),
+    AGENT_SQL_POOL_MAX: count(1, 4).describe("Postgres connections held for agent SQL"),
+    AGENT_SQL_STATEMENT_TIMEOUT_MS: count(100, 5_000).describe(
+      "One db_sql / db_schema statement is cancelled (and rolled back) past this",
+    ),
+    AGENT_SQL_MAX_ROWS: count(1, 1_000).describe(
+      "Rows one db_sql read returns; more are cut with truncated: true",
+    ),
+    AGENT_SQL_QUOTA_MB: count(1, 100).describe(
+      "Size of one agent's SQL schema (tables, indexes, TOAST); a statement that would pass it is rolled back",
+    ),
+    LLM_MODEL_LOW: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "llm_generate intelligence 'low': a model id at the agent's provider; unset, the agent's own model",
+      ),
+    LLM_MODEL_MEDIUM: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "llm_generate intelligence 'medium': a model id at the agent's provider; unset, the agent's own model",
+      ),
+    LLM_MODEL_HIGH: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "llm_generate intelligence 'high': a model id at the agent's provider; unset, the agent's own model",
+      ),
   })
   .extend(ToolSettingsEnv.shape)
   .extend(ProviderSettingsEnv.shape);

@@ -1,6 +1,7 @@
 import { ensureStreams } from "@wakeloop/bus";
-import { poolStats } from "@wakeloop/db";
+import { agentSqlUrlFor, createAgentSqlPool, poolStats } from "@wakeloop/db";
 import { createGuardedFetch } from "@wakeloop/egress";
+import { createMemoryClient } from "@wakeloop/memory-client";
 import { CredentialCipher } from "@wakeloop/provider-credentials";
 import { createSandboxClient } from "@wakeloop/sandbox-client";
 import { runService } from "@wakeloop/service-kit";
@@ -8,20 +9,27 @@ import { loadConfig } from "./config";
 import { modelClients } from "./model/model-clients";
 import { pullGate } from "./pull-gate";
 import { HistoryCache } from "./session/history-cache";
+import { webSearch } from "./tools/web-search";
+import { createWakeMetrics } from "./wake-metrics";
 import { startWorker } from "./worker";
 
 // Wiring only (STYLE §8): behaviour modules are started here and stopped by the returned stoppable.
 await runService({
   name: "harness-worker",
   config: loadConfig(),
-  start: async ({ db, bus, log, tracer, config }) => {
+  start: async ({ db, bus, log, tracer, meter, config }) => {
     await ensureStreams(bus.jsm, bus.catalog);
     const egress = { allowedHosts: config.EGRESS_ALLOWED_HOSTS };
-    return startWorker({
+    const agentSql = createAgentSqlPool({
+      url: config.AGENT_SQL_DATABASE_URL ?? agentSqlUrlFor(config.DATABASE_URL),
+      max: config.AGENT_SQL_POOL_MAX,
+    });
+    const worker = startWorker({
       db,
       bus,
       log,
       tracer,
+      metrics: createWakeMetrics(meter),
       limits: {
         slots: config.WORKER_SLOTS,
         mayPull: pullGate({
@@ -34,6 +42,21 @@ await runService({
       },
       histories: new HistoryCache(config.HISTORY_CACHE_EVENTS),
       sandbox: config.SANDBOX_ENABLED ? createSandboxClient(bus) : null,
+      memory: createMemoryClient(bus, {
+        timeoutMs: config.MEMORY_TIMEOUT_MS,
+        retryForMs: config.MEMORY_RETRY_MS,
+      }),
+      web: {
+        fetch: createGuardedFetch({
+          policy: { allowedHosts: config.WEB_FETCH_ALLOWED_HOSTS },
+          maxResponseBytes: config.WEB_FETCH_MAX_BYTES,
+          timeoutMs: config.WEB_FETCH_TIMEOUT_MS,
+          followRedirects: true,
+        }),
+        search: config.WEB_SEARCH_URL === undefined ? null : webSearch(config.WEB_SEARCH_URL, config),
+        maxChars: config.WEB_FETCH_MAX_CHARS,
+      },
+      agentSql,
       models: modelClients({
         db,
         policy: {
@@ -68,7 +91,33 @@ await runService({
         },
         globalToolPolicy: config.GLOBAL_TOOL_POLICY,
         maxSubSessionDepth: config.MAX_SUBSESSION_DEPTH,
+        maxChildrenPerSession: config.MAX_CHILDREN_PER_SESSION,
+        maxScheduledTasksPerAgent: config.MAX_SCHEDULED_TASKS_PER_AGENT,
+        maxRemindersPerSession: config.MAX_REMINDERS_PER_SESSION,
+        webSearch: config.WEB_SEARCH_URL !== undefined,
+        agentSql: {
+          statementTimeoutMs: config.AGENT_SQL_STATEMENT_TIMEOUT_MS,
+          maxRows: config.AGENT_SQL_MAX_ROWS,
+          quotaBytes: config.AGENT_SQL_QUOTA_MB * 2 ** 20,
+        },
+        llmModels: {
+          ...(config.LLM_MODEL_LOW && { low: config.LLM_MODEL_LOW }),
+          ...(config.LLM_MODEL_MEDIUM && { medium: config.LLM_MODEL_MEDIUM }),
+          ...(config.LLM_MODEL_HIGH && { high: config.LLM_MODEL_HIGH }),
+        },
+        recall: {
+          maxTokens: config.MEMORY_RECALL_TOKENS,
+          maxHits: config.MEMORY_RECALL_HITS,
+          timeoutMs: config.MEMORY_CONTEXT_TIMEOUT_MS,
+        },
       },
     });
+    return {
+      isReady: worker.isReady,
+      async stop() {
+        await worker.stop();
+        await agentSql.end();
+      },
+    };
   },
 });

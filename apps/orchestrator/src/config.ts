@@ -1,8 +1,8 @@
 import { parseConfig, serviceEnv } from "@wakeloop/service-kit";
 import { z } from "zod";
 
-/** Orchestrator settings: the shared ones (Postgres, NATS, telemetry, health port) come from serviceEnv. */
-export const OrchestratorEnv = serviceEnv({ healthPort: 9081 }).extend({
+/** Orchestrator settings: the shared ones (Postgres, NATS, telemetry, health and metrics ports) come from serviceEnv. */
+export const OrchestratorEnv = serviceEnv({ healthPort: 9081, metricsPort: 9465 }).extend({
   EVENT_CONCURRENCY: z.coerce
     .number()
     .int()
@@ -46,6 +46,34 @@ export const OrchestratorEnv = serviceEnv({ healthPort: 9081 }).extend({
     .default(16)
     .describe(
       "Wake jobs one tenant may have published or running at once; the rest wait in Postgres, in order",
+    ),
+  SCHEDULE_POLL_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .default(1_000)
+    .describe("How often due reminders and scheduled tasks are looked for; a firing is at most this late"),
+  SCHEDULE_BATCH_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(100)
+    .describe("Due schedules locked and fired in one transaction"),
+  SCHEDULE_FIRE_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(32)
+    .default(4)
+    .describe("Batches of one tenant's due schedules this replica fires at once"),
+  SCHEDULE_CATCH_UP_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(3_600_000)
+    .describe(
+      "After downtime a cron task fires once if an occurrence was missed within this window, else skips",
     ),
   SANDBOX_ENABLED: z
     .enum(["true", "false"])

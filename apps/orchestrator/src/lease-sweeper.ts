@@ -8,6 +8,7 @@ import {
 } from "@wakeloop/db";
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
+import type { LeaseMetrics } from "./orchestrator-metrics";
 import { runEvery } from "./periodic";
 import { dispatchHeldWakes, publishWakeJob } from "./wake-dispatch";
 
@@ -68,10 +69,11 @@ export async function sweepOnce(
 
 /** Runs `sweepOnce` every `intervalMs` until the signal aborts. */
 export function runSweeper(
-  deps: { db: Kysely<Database>; bus: Bus; log: Logger },
+  deps: { db: Kysely<Database>; bus: Bus; log: Logger; metrics: LeaseMetrics },
   options: SweeperOptions & { intervalMs: number; signal: AbortSignal },
 ): Promise<void> {
   return runEvery("lease sweep", options.intervalMs, options.signal, deps.log, async () => {
-    await sweepOnce(deps, options, new Date());
+    const { requeued, exhausted } = await sweepOnce(deps, options, new Date());
+    deps.metrics.expired(requeued, exhausted);
   });
 }

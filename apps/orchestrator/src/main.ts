@@ -7,11 +7,12 @@ import { startOrchestrator } from "./orchestrator";
 await runService({
   name: "orchestrator",
   config: loadConfig(),
-  start: async ({ db, bus, log, config }) =>
+  start: async ({ db, bus, log, meter, config }) =>
     startOrchestrator({
       db,
       bus,
       log,
+      meter,
       sandbox: config.SANDBOX_ENABLED ? createSandboxClient(bus) : null,
       config,
     }),

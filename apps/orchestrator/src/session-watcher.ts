@@ -5,6 +5,7 @@ import type { SandboxClient } from "@wakeloop/sandbox-client";
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import { releaseSandbox } from "./sandbox-release";
+import { followSubSessions } from "./sub-session-follower";
 import { dispatchWakes } from "./wake-dispatch";
 import { scheduleIfNeeded } from "./wake-scheduler";
 
@@ -65,6 +66,7 @@ export function watchSessions(deps: {
     const tenantId = bus.subjects.parseEvt(subject)?.tenant;
     if (tenantId === undefined) return;
     const target = { tenantId, sessionId: event.session_id };
+    await followSubSessions(deps, event, target);
     if (event.type === "user.interrupt" || event.type === "session.status_idle") {
       if (await settleIdleInterrupt(db, target)) {
         log.info({ session_id: event.session_id }, "interrupt applied to idle session");

@@ -16,10 +16,10 @@ function defaultRunnerId(): string {
 const count = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
 
 /**
- * Sandbox runner settings: the shared ones (Postgres, NATS, telemetry, health port) come from
+ * Sandbox runner settings: the shared ones (Postgres, NATS, telemetry, health and metrics ports) come from
  * serviceEnv, the operator's sandbox bounds from SandboxLimitsEnv (the gateway reads the same ones).
  */
-export const SandboxRunnerEnv = serviceEnv({ healthPort: 9083 })
+export const SandboxRunnerEnv = serviceEnv({ healthPort: 9083, metricsPort: 9467 })
   .extend(SandboxLimitsEnv.shape)
   .extend({
     SANDBOX_RUNNER_ID: z

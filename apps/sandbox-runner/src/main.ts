@@ -2,13 +2,14 @@ import { runService, sandboxLimits } from "@wakeloop/service-kit";
 import Docker from "dockerode";
 import { postgresApprovals } from "./committed-allow";
 import { loadConfig } from "./config";
+import { observeSandboxes } from "./sandbox-metrics";
 import { startSandboxService } from "./sandbox-service";
 
 // Wiring only (STYLE §8): behaviour modules are started here and stopped by the returned stoppable.
 await runService({
   name: "sandbox-runner",
   config: loadConfig(),
-  start: async ({ config, bus, db, log }) => {
+  start: async ({ config, bus, db, log, meter }) => {
     const runner = await startSandboxService({
       bus,
       docker: new Docker({ socketPath: config.DOCKER_SOCKET }),
@@ -24,6 +25,7 @@ await runService({
       approvals: postgresApprovals(db),
       log,
     });
+    observeSandboxes(meter, runner.manager);
     return { stop: () => runner.stop() };
   },
 });

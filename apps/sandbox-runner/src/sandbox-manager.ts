@@ -220,6 +220,11 @@ export class SandboxManager {
     return this.registry.holds(sessionId);
   }
 
+  /** Sandboxes bound to sessions (running or idle-stopped), for metrics. */
+  heldCount(): number {
+    return this.registry.all().length;
+  }
+
   private updateSettings(sandbox: HeldSandbox, request: SandboxEnsureRequest): void {
     const environment = { ...sandbox.binding.environment };
     for (const setting of PER_CALL_SETTINGS)

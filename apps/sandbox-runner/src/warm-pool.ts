@@ -67,6 +67,13 @@ export class WarmPool {
     return claimed;
   }
 
+  /** Ready containers over every pool. */
+  size(): number {
+    let ready = 0;
+    for (const pool of this.pools.values()) ready += pool.ready.length;
+    return ready;
+  }
+
   /** Ready containers per pool key. */
   sizes(): Record<string, number> {
     return Object.fromEntries([...this.pools].map(([key, pool]) => [key, pool.ready.length]));

@@ -65,11 +65,6 @@ function storedHeaders(value: unknown) {
   return h;
 }
 
-const lagInstrument = metrics.getMeter("@wakeloop/bus").createHistogram("wakeloop.outbox.relay.lag", {
-  unit: "ms",
-  description: "outbox row commit to JetStream ack",
-});
-
 /**
  * Moves committed outbox rows to JetStream (invariant 1: the bus only ever carries what Postgres holds).
  * A row is deleted only after its publish was acked; a publish whose ack was lost is repeated with the
@@ -80,6 +75,12 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const retry = options.retry ?? { initialMs: 100, maxMs: 5_000 };
   const lag = new LagHistogram();
+  // Made here, not at import: the service's MeterProvider is registered by then (telemetry starts
+  // before any app code), and a relay is made once per process.
+  const lagInstrument = metrics.getMeter("@wakeloop/bus").createHistogram("wakeloop.outbox.relay.lag", {
+    unit: "ms",
+    description: "Outbox row committed to acknowledged by JetStream",
+  });
   const stopping = new AbortController();
   let published = 0;
   let duplicates = 0;

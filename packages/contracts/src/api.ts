@@ -139,6 +139,7 @@ export const ListSessionsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   after_id: Id.optional(),
 });
+export type ListSessionsQuery = z.infer<typeof ListSessionsQuery>;
 
 // ---- events -----------------------------------------------------------------------------------
 
@@ -161,7 +162,10 @@ export const ListEventsResponse = z.object({
   next_after_seq: z.number().int().nonnegative().nullable(),
 });
 
-export const PendingResponse = z.object({ data: z.array(PendingAction) });
+/** An open action; `session_id` is set on those of a sub-session, which can be answered here or there. */
+export const PendingItem = PendingAction.extend({ session_id: Id.optional() });
+export type PendingItem = z.infer<typeof PendingItem>;
+export const PendingResponse = z.object({ data: z.array(PendingItem) });
 
 export const Page = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), next_after_id: Id.nullable() });

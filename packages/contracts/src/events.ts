@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Content } from "./content";
 import { Id, Timestamp } from "./ids";
+import { UiBlocks, UiTitle } from "./ui-blocks";
 import { Budget, TokenUsage } from "./usage";
 
 /**
@@ -74,6 +75,19 @@ export const AgentToolResult = z.object({
   tool_use_id: Id,
   content: Content,
   is_error: z.boolean(),
+});
+/** A chat message from `send_message`: shown to the user, not part of the model's own turn text. */
+export const AgentUiMessage = z.object({
+  type: z.literal("agent.ui_message"),
+  tool_use_id: Id,
+  text: z.string(),
+});
+/** Blocks from `render_blocks`, for the client to render (markdown, table, chart, form, …). */
+export const AgentUiBlocks = z.object({
+  type: z.literal("agent.ui_blocks"),
+  tool_use_id: Id,
+  title: UiTitle.optional(),
+  blocks: UiBlocks,
 });
 export const AgentMcpToolUse = z.object({
   type: z.literal("agent.mcp_tool_use"),
@@ -154,6 +168,37 @@ export const SessionChildCreated = z.object({
   type: z.literal("session.child_created"),
   child_session_id: Id,
 });
+/** How a sub-session ended, as its parent's `wait_for_sessions` reports it. */
+export const ChildSessionStatus = z.enum([
+  "completed",
+  "error",
+  "archived",
+  "budget_reached",
+  "retries_exhausted",
+]);
+export type ChildSessionStatus = z.infer<typeof ChildSessionStatus>;
+/**
+ * On the parent: a sub-session finished (it reported, ended, or can go no further on its own). The
+ * orchestrator appends it once per child; `result` is what the child passed to `report_result`, else its
+ * last message, best effort.
+ */
+export const SessionChildCompleted = z.object({
+  type: z.literal("session.child_completed"),
+  child_session_id: Id,
+  status: ChildSessionStatus,
+  result: z.string().nullable(),
+});
+/**
+ * On each ancestor: a sub-session (at any depth) waits on a person for these calls, so the ancestor's
+ * stream shows it; answer them on the ancestor or on the sub-session. `idle_event_id` is the
+ * sub-session's `requires_action` idle that raised it (one of these per ancestor per idle).
+ */
+export const SessionChildRequiresAction = z.object({
+  type: z.literal("session.child_requires_action"),
+  child_session_id: Id,
+  idle_event_id: Id,
+  event_ids: z.array(Id),
+});
 export const WakeReason = z.enum([
   "user_message",
   "tool_confirmation",
@@ -176,6 +221,26 @@ export const SandboxStatus = z.object({
   type: z.literal("sandbox.status"),
   status: SandboxStatusValue,
   message: z.string().optional(),
+});
+
+/** What a wake's start recalled from the agent's memory into the system context, within its budget. */
+export const SessionMemoryRecalled = z.object({
+  type: z.literal("session.memory_recalled"),
+  /** The queued user messages whose text was the query. */
+  message_ids: z.array(Id),
+  budget_tokens: z.number().int().nonnegative(),
+  hits: z.array(
+    z.object({
+      store: z.string(),
+      target: z.string(),
+      version_id: Id,
+      tokens: z.number().int().nonnegative(),
+      /** Cut to fit the budget's rest. */
+      truncated: z.boolean(),
+    }),
+  ),
+  /** Hits found but left out: the budget was spent. */
+  dropped: z.number().int().nonnegative(),
 });
 
 // ---- spans ------------------------------------------------------------------------------------
@@ -202,6 +267,8 @@ export const EventPayload = z.discriminatedUnion("type", [
   AgentThinking,
   AgentToolUse,
   AgentToolResult,
+  AgentUiMessage,
+  AgentUiBlocks,
   AgentMcpToolUse,
   AgentMcpToolResult,
   AgentCustomToolUse,
@@ -213,8 +280,11 @@ export const EventPayload = z.discriminatedUnion("type", [
   SessionUsage,
   SessionUpdated,
   SessionChildCreated,
+  SessionChildCompleted,
+  SessionChildRequiresAction,
   SessionWakeQueued,
   SandboxStatus,
+  SessionMemoryRecalled,
   SpanModelRequestStart,
   SpanModelRequestEnd,
 ]);

@@ -62,6 +62,34 @@ export const AgentVersionPage = z.object({
   next_after_version: z.number().int().positive().nullable(),
 });
 
+/**
+ * Rolls an agent back: the spec of `version` becomes a new latest version. Sessions keep the version
+ * they run unless `apply_to_sessions` moves every unfinished session of the agent onto it (from each
+ * one's next wake), e.g. to undo an edit an agent made to its own prompt.
+ */
+export const RollbackAgentRequest = z.strictObject({
+  version: z.number().int().positive(),
+  apply_to_sessions: z.boolean().default(false),
+});
+export type RollbackAgentRequest = z.infer<typeof RollbackAgentRequest>;
+
+/** Two versions to compare; `to` defaults to the latest, `from` to the version before `to`. */
+export const AgentVersionDiffQuery = z.object({
+  from: z.coerce.number().int().positive().optional(),
+  to: z.coerce.number().int().positive().optional(),
+});
+
+export const AgentVersionDiff = z.object({
+  agent_id: Id,
+  from: z.number().int().positive(),
+  to: z.number().int().positive(),
+  /** Unified diff of the system prompt (empty when it did not change). */
+  system_diff: z.string(),
+  /** The other top-level spec fields that differ, with both values. */
+  changes: z.array(z.object({ field: z.string(), from: z.unknown(), to: z.unknown() })),
+});
+export type AgentVersionDiff = z.infer<typeof AgentVersionDiff>;
+
 // ---- event stream ---------------------------------------------------------------------------
 
 /** Where a stream starts when no `Last-Event-ID` header says so (a reconnect sends one). */

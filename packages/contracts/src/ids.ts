@@ -20,5 +20,9 @@ export const ID_PREFIX = {
   wake: "wake",
   toolCall: "tcall",
   toolBatch: "tbatch",
+  reminder: "rmd",
+  scheduledTask: "stask",
+  memoryVersion: "memv",
+  outcome: "outc",
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import * as api from "./api";
 import { ApiError } from "./errors";
 import { SessionEvent, UserEventInput } from "./events";
+import { CreateScheduledTaskRequest, ScheduledTask } from "./schedules";
 
 /** The API bodies by name, for JSON Schema export and the OpenAPI document. */
 export const apiSchemas = {
@@ -21,6 +22,8 @@ export const apiSchemas = {
   UserEventInput,
   SessionEvent,
   ApiError,
+  CreateScheduledTaskRequest,
+  ScheduledTask,
 } as const;
 export type ApiSchemaName = keyof typeof apiSchemas;
 

@@ -165,6 +165,30 @@ export const ProcessInput = z
   });
 export type ProcessInput = z.infer<typeof ProcessInput>;
 
+/** Interpreters of the sandbox image (infra/sandbox-image.sh) and how each takes a program text. */
+export const SANDBOX_CODE_LANGUAGES = {
+  javascript: ["node", "-e"],
+  python: ["python3", "-c"],
+  bash: ["bash", "-c"],
+} as const;
+export type SandboxCodeLanguage = keyof typeof SANDBOX_CODE_LANGUAGES;
+
+export const RunSandboxCodeInput = z.object({
+  // One argv string is capped at 128 KiB by Linux; 32 000 characters stay under it in any encoding.
+  code: z.string().min(1).max(32_000).describe("The program text; what it prints is the result"),
+  language: z
+    .enum(Object.keys(SANDBOX_CODE_LANGUAGES) as [SandboxCodeLanguage, ...SandboxCodeLanguage[]])
+    .default("javascript")
+    .describe("javascript (node), python (python3) or bash"),
+  timeout_ms: TimeoutMs.max(300_000).optional().describe("Stop the program after this long (default 30 s)"),
+});
+export type RunSandboxCodeInput = z.infer<typeof RunSandboxCodeInput>;
+
+/** The argv that runs the code, the same in the runner and in the exec policy's view of the call. */
+export function sandboxCodeArgv(input: Pick<RunSandboxCodeInput, "code" | "language">): string[] {
+  return [...SANDBOX_CODE_LANGUAGES[input.language], input.code];
+}
+
 export const SandboxDescribeInput = z.object({});
 export type SandboxDescribeInput = z.infer<typeof SandboxDescribeInput>;
 
@@ -224,6 +248,7 @@ export const sandboxToolInputs = {
   process: ProcessInput,
   sandbox_describe: SandboxDescribeInput,
   sandbox_execute: SandboxExecuteInput,
+  run_sandbox_code: RunSandboxCodeInput,
 } as const;
 
 export type SandboxToolName = keyof typeof sandboxToolInputs;

@@ -13,7 +13,8 @@ export type PermissionPolicy = z.infer<typeof PermissionPolicy>;
 export const ToolOwnership = z.enum(["managed", "mcp", "custom"]);
 export type ToolOwnership = z.infer<typeof ToolOwnership>;
 
-export const ToolExecutor = z.enum(["inline", "sandbox", "memory", "orchestrator", "client", "mcp"]);
+/** `web`: outbound HTTP from the worker through the egress guard (fetch, search), never inside a transaction. */
+export const ToolExecutor = z.enum(["inline", "sandbox", "memory", "orchestrator", "client", "mcp", "web"]);
 export type ToolExecutor = z.infer<typeof ToolExecutor>;
 
 export const ToolEffect = z.enum([
@@ -34,6 +35,7 @@ export const AvailabilityFact = z.enum([
   "session.is_child",
   "session.is_root",
   "memory.ready",
+  "web.search",
 ]);
 export type AvailabilityFact = z.infer<typeof AvailabilityFact>;
 

@@ -15,6 +15,16 @@ export const ZERO_USAGE: TokenUsage = {
   cache_read_input_tokens: 0,
 };
 
+/** Two usages added field by field (a session's running total and one more model call). */
+export function addUsage(total: TokenUsage, more: TokenUsage): TokenUsage {
+  return {
+    input_tokens: total.input_tokens + more.input_tokens,
+    output_tokens: total.output_tokens + more.output_tokens,
+    cache_creation_input_tokens: total.cache_creation_input_tokens + more.cache_creation_input_tokens,
+    cache_read_input_tokens: total.cache_read_input_tokens + more.cache_read_input_tokens,
+  };
+}
+
 /** A token budget for a whole session; `null` means unlimited. */
 export const Budget = z.strictObject({ max_total_tokens: z.number().int().positive().nullable() });
 export type Budget = z.infer<typeof Budget>;

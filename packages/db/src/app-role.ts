@@ -17,7 +17,8 @@ export interface AppRoleOptions {
   password?: string;
 }
 
-const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+// Short enough to leave room for the runner role's `_sql` suffix.
+const ROLE_NAME = /^[a-z_][a-z0-9_]{0,58}$/;
 const DUPLICATE_OBJECT = "42710";
 
 /**
@@ -35,6 +36,42 @@ export async function ensureAppRole(db: Kysely<Database>, options: AppRoleOption
   if (!ROLE_NAME.test(options.name)) {
     throw new WakeloopError("app_role_invalid", `app role name ${options.name} must match ${ROLE_NAME}`);
   }
+  const role = sql.id(options.name);
+  await ensureLoginRole(db, options);
+  const database = await sql<{ name: string }>`SELECT current_database() AS name`.execute(db);
+  const databaseName = sql.id(database.rows[0]?.name ?? "");
+  await sql`GRANT CONNECT, TEMPORARY ON DATABASE ${databaseName} TO ${role}`.execute(db);
+  await sql`GRANT USAGE ON SCHEMA public TO ${role}`.execute(db);
+  const tables = await sql<{ table_name: string }>`
+    SELECT DISTINCT table_name FROM information_schema.columns
+    WHERE table_schema = 'public' AND column_name = 'tenant_id'`.execute(db);
+  for (const { table_name } of tables.rows) {
+    await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON ${sql.id(table_name)} TO ${role}`.execute(db);
+  }
+  await sql`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`.execute(db);
+  const functions = await sql<{ signature: string }>`
+    SELECT p.oid::regprocedure::text AS signature FROM pg_proc p
+    WHERE p.pronamespace = 'public'::regnamespace AND p.prosecdef AND p.proname LIKE 'wl\\_%'`.execute(db);
+  for (const { signature } of functions.rows) {
+    await sql`GRANT EXECUTE ON FUNCTION ${sql.raw(signature)} TO ${role}`.execute(db);
+  }
+
+  // The agent SQL runner (migration 0016): logs in with the same password, may only enter an agent's
+  // role for one transaction, and reads nothing itself, so a statement that resets its role gains nothing.
+  const runner = agentSqlRunnerRole(options.name);
+  await ensureLoginRole(db, { ...options, name: runner });
+  await sql`GRANT CONNECT ON DATABASE ${databaseName} TO ${sql.id(runner)}`.execute(db);
+  await sql`GRANT USAGE ON SCHEMA public TO ${sql.id(runner)}`.execute(db);
+  await sql`GRANT EXECUTE ON FUNCTION wl_agent_sql_enter(text, text), wl_agent_sql_leave(bigint)
+    TO ${sql.id(runner)}`.execute(db);
+}
+
+/** The login role agent SQL runs on (`<app role>_sql`); the harness connects as it for db_sql. */
+export function agentSqlRunnerRole(appRole: string): string {
+  return `${appRole}_sql`;
+}
+
+async function ensureLoginRole(db: Kysely<Database>, options: AppRoleOptions): Promise<void> {
   const role = sql.id(options.name);
   const password = options.password === undefined ? sql`` : sql` PASSWORD ${sql.lit(options.password)}`;
   const existing = await sql<{ rolsuper: boolean; rolbypassrls: boolean }>`
@@ -54,22 +91,5 @@ export async function ensureAppRole(db: Kysely<Database>, options: AppRoleOption
     );
   } else if (options.password !== undefined) {
     await sql`ALTER ROLE ${role}${password}`.execute(db);
-  }
-
-  const database = await sql<{ name: string }>`SELECT current_database() AS name`.execute(db);
-  await sql`GRANT CONNECT ON DATABASE ${sql.id(database.rows[0]?.name ?? "")} TO ${role}`.execute(db);
-  await sql`GRANT USAGE ON SCHEMA public TO ${role}`.execute(db);
-  const tables = await sql<{ table_name: string }>`
-    SELECT DISTINCT table_name FROM information_schema.columns
-    WHERE table_schema = 'public' AND column_name = 'tenant_id'`.execute(db);
-  for (const { table_name } of tables.rows) {
-    await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON ${sql.id(table_name)} TO ${role}`.execute(db);
-  }
-  await sql`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`.execute(db);
-  const functions = await sql<{ signature: string }>`
-    SELECT p.oid::regprocedure::text AS signature FROM pg_proc p
-    WHERE p.pronamespace = 'public'::regnamespace AND p.prosecdef AND p.proname LIKE 'wl\\_%'`.execute(db);
-  for (const { signature } of functions.rows) {
-    await sql`GRANT EXECUTE ON FUNCTION ${sql.raw(signature)} TO ${role}`.execute(db);
   }
 }

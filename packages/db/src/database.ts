@@ -19,6 +19,8 @@ export type ApiKeyRole = "owner" | "member";
 export type WakeStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
 export type ToolCallStatus = "planned" | "running" | "succeeded" | "failed" | "unknown" | "cancelled";
 export type SpanStatusCode = "unset" | "ok" | "error";
+export type ScheduleKind = "reminder" | "task";
+export type FiringOutcome = "fired" | "skipped" | "session_ended" | "agent_archived";
 
 export interface TenantsTable {
   id: string;
@@ -80,6 +82,10 @@ export interface SessionsTable {
   last_seq: number;
   /** Fencing epoch, bumped by every lease acquisition and re-queue (invariant 3). */
   lease_epoch: Generated<number>;
+  /** 0 for a root session, its parent's + 1 for a sub-session. */
+  depth: Generated<number>;
+  /** How a sub-session finished, once its parent was told (`session.child_completed`); null before. */
+  child_outcome: NullableJson;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -199,6 +205,113 @@ export interface ProviderCredentialsTable {
   updated_at: UpdatedAt;
 }
 
+/** A reminder (one-shot into its session) or a scheduled task (cron or one-shot, fresh session each). */
+export interface SchedulesTable {
+  id: string;
+  tenant_id: string;
+  agent_id: string;
+  kind: ScheduleKind;
+  session_id: string | null;
+  name: string | null;
+  prompt: string;
+  at: NullableTime;
+  cron: string | null;
+  timezone: string | null;
+  max_total_tokens: number | null;
+  enabled: Generated<boolean>;
+  /** Null once finished. */
+  next_run_at: NullableTime;
+  last_run_at: NullableTime;
+  created_at: CreatedAt;
+}
+
+/** One occurrence of a schedule, recorded once (its primary key is the occurrence key). */
+export interface ScheduleFiringsTable {
+  tenant_id: string;
+  schedule_id: string;
+  occurrence_at: Time;
+  outcome: FiringOutcome;
+  session_id: string | null;
+  fired_at: Time;
+}
+
+/** Immutable history of the memory stores (migration 0012): one row per write or delete. */
+export interface MemoryVersionsTable {
+  id: string;
+  tenant_id: string;
+  agent_id: string;
+  store: string;
+  target: string;
+  content: string;
+  metadata: Json;
+  content_hash: string;
+  size_bytes: number;
+  deleted: boolean;
+  author_kind: "tool" | "api" | "harness";
+  author_session_id: string | null;
+  author_wake_id: string | null;
+  author_tool_call_id: string | null;
+  author_api_key_id: string | null;
+  created_at: CreatedAt;
+}
+
+/** The live entry of each store, its search columns maintained by Postgres. */
+export interface MemoryEntriesTable {
+  tenant_id: string;
+  agent_id: string;
+  store: string;
+  target: string;
+  content: string;
+  metadata: Json;
+  size_bytes: number;
+  current_version_id: string;
+  updated_at: UpdatedAt;
+  search_tsv: ColumnType<string, never, never>;
+}
+
+/** The recorded result of a memory write, by tool call id (idempotency). */
+export interface MemoryToolCallsTable {
+  tenant_id: string;
+  tool_call_id: string;
+  tool: string;
+  result: Json;
+  created_at: CreatedAt;
+}
+
+/** Which agents have their own SQL schema (migration 0016); the role and the schema share the name. */
+export interface AgentSqlSchemasTable {
+  tenant_id: string;
+  agent_id: string;
+  role_name: string;
+  created_at: CreatedAt;
+}
+
+/** An outcome a tool defined (migration 0019); `user.define_outcome` events are outcomes without a row. */
+export interface OutcomesTable {
+  id: string;
+  tenant_id: string;
+  session_id: string;
+  title: string;
+  criteria: Json;
+  evaluator_prompt: string | null;
+  created_at: CreatedAt;
+}
+
+/** One graded attempt at an outcome, numbered per outcome from 1. */
+export interface OutcomeEvaluationsTable {
+  tenant_id: string;
+  outcome_id: string;
+  iteration: number;
+  session_id: string;
+  wake_id: string | null;
+  evaluator: "model" | "rubric";
+  score: number;
+  passed: boolean;
+  feedback: string;
+  criteria_results: Json;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
@@ -215,6 +328,14 @@ export interface Database {
   agent_state: AgentStateTable;
   idempotency_keys: IdempotencyKeysTable;
   provider_credentials: ProviderCredentialsTable;
+  schedules: SchedulesTable;
+  schedule_firings: ScheduleFiringsTable;
+  memory_versions: MemoryVersionsTable;
+  memory_entries: MemoryEntriesTable;
+  memory_tool_calls: MemoryToolCallsTable;
+  agent_sql_schemas: AgentSqlSchemasTable;
+  outcomes: OutcomesTable;
+  outcome_evaluations: OutcomeEvaluationsTable;
 }
 
 export type WakeRow = Selectable<WakesTable>;

@@ -1,14 +1,42 @@
 export {
+  type AgentSchemaTable,
+  type AgentSqlLimits,
+  type AgentSqlPool,
+  type AgentSqlResult,
+  agentSqlUrlFor,
+  createAgentSqlPool,
+  describeAgentSchema,
+  runAgentSql,
+} from "./agent-sql";
+export {
   type AgentScope,
   deleteAgentState,
   getAgentState,
   listAgentStateKeys,
   setAgentState,
 } from "./agent-state";
-export { type AppRoleOptions, ensureAppRole, roleBypassesRowSecurity } from "./app-role";
+export {
+  type AgentRevision,
+  type AgentVersionRecord,
+  type LatestAgentVersion,
+  readAgentVersion,
+  repinSessions,
+  reviseAgent,
+} from "./agent-versions";
+export { type AppRoleOptions, agentSqlRunnerRole, ensureAppRole, roleBypassesRowSecurity } from "./app-role";
 export { type CreateDbOptions, createDb, poolStats } from "./create-db";
 export type * from "./database";
 export { dropDatabase, dropRole, ensureDatabase, redactUrl } from "./database-admin";
+export {
+  type EventHit,
+  type EventSearchOptions,
+  indexableText,
+  indexSessionEvents,
+  MAX_INDEXED_CHARS,
+  type SpanHit,
+  searchSessionEvents,
+  searchSpans,
+} from "./event-index";
 export { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
 export {
   type Appended,
@@ -33,15 +61,89 @@ export {
   type HeldLease,
   renewLeases,
 } from "./lease";
+export {
+  listMemoryEntries,
+  listMemoryStores,
+  listMemoryVersions,
+  lockMemoryStore,
+  type MemoryEntry,
+  type MemoryEntrySummary,
+  type MemoryHit,
+  type MemoryLimits,
+  type MemoryScope,
+  type MemorySearchOptions,
+  type MemoryStoreSummary,
+  type MemoryWrite,
+  readMemoryEntry,
+  readMemoryVersion,
+  recordedMemoryCall,
+  recordMemoryCall,
+  searchMemory,
+  writeMemory,
+} from "./memory-store";
 export { migrateToLatest } from "./migrator";
+export {
+  activeOutcome,
+  type CriterionResult,
+  defineOutcome,
+  type NewOutcome,
+  type NewOutcomeEvaluation,
+  type Outcome,
+  type OutcomeEvaluation,
+  outcomeEvaluations,
+  recordOutcomeEvaluation,
+  type SessionScope,
+} from "./outcomes";
 export { isConnectionFailure, isInsufficientPrivilege, isUniqueViolation } from "./pg-errors";
+export {
+  type FireDueInput,
+  type Firing,
+  fireDueSchedules,
+  tenantsWithDueSchedules,
+} from "./schedule-firing";
+export {
+  type AgentScheduleScope,
+  cancelReminder,
+  cancelScheduledTask,
+  createReminder,
+  createScheduledTask,
+  getScheduledTask,
+  listScheduledTasks,
+  type NewReminder,
+  type NewScheduledTask,
+  type ScheduleRow,
+  scheduledTaskView,
+  scheduleSpecOf,
+  setScheduledTaskEnabled,
+} from "./schedules";
+export {
+  findAgentSession,
+  type ListAgentSessionsInput,
+  listAgentSessions,
+  listSessionWakes,
+  type NavigatedSession,
+  type SessionLineage,
+  type SessionWake,
+  sessionHistoryChars,
+} from "./session-navigation";
 export {
   type CreateSessionInput,
   createSession,
+  createSessions,
   getSession,
   type ReadEventsInput,
   readEvents,
 } from "./session-queries";
+export {
+  answerWaits,
+  type ChildOutcome,
+  cascadeToChildren,
+  completeChildSession,
+  idleDescendants,
+  type SpawnChildInput,
+  spawnChildSession,
+  surfaceChildApprovals,
+} from "./sub-sessions";
 export { scopeTransaction, withTenant } from "./tenant-scope";
 export { markToolCallRunning, startedToolCalls } from "./tool-calls";
 export { type ClaimWakesInput, claimWakesToPublish, tenantsWithHeldWakes } from "./wake-dispatch";

@@ -12,6 +12,8 @@ export interface CreateSessionInput {
   agentVersion: number;
   environmentId: string | null;
   parentSessionId: string | null;
+  /** 0 (the default) for a root session; a sub-session's is its parent's + 1. */
+  depth?: number;
   title: string | null;
   metadata: Metadata;
   budget: Budget;
@@ -20,28 +22,45 @@ export interface CreateSessionInput {
 
 /** A new idle session with no events yet; the projection starts from `initialSessionState`. */
 export async function createSession(db: Kysely<Database>, input: CreateSessionInput): Promise<SessionRow> {
-  const state = initialSessionState({ title: input.title, metadata: input.metadata, budget: input.budget });
-  const now = input.now ?? new Date();
-  const row = await withTenant(db, input.tenantId, (trx) =>
-    trx
-      .insertInto("sessions")
-      .values({
-        id: newId("session"),
-        tenant_id: input.tenantId,
-        agent_id: input.agentId,
-        agent_version: input.agentVersion,
-        environment_id: input.environmentId,
-        parent_session_id: input.parentSessionId,
-        status: state.status,
-        state: JSON.stringify(state),
-        last_seq: 0,
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow(),
+  const [row] = await createSessions(db, input.tenantId, [input]);
+  if (row === undefined) throw new Error("creating a session returned no row");
+  return row;
+}
+
+/** New idle sessions of one tenant in one statement (a scheduled burst), in the order given. */
+export async function createSessions(
+  db: Kysely<Database>,
+  tenantId: string,
+  inputs: readonly Omit<CreateSessionInput, "tenantId">[],
+): Promise<SessionRow[]> {
+  if (inputs.length === 0) return [];
+  const rows = inputs.map((input) => {
+    const state = initialSessionState({ title: input.title, metadata: input.metadata, budget: input.budget });
+    const now = input.now ?? new Date();
+    return {
+      id: newId("session"),
+      tenant_id: tenantId,
+      agent_id: input.agentId,
+      agent_version: input.agentVersion,
+      environment_id: input.environmentId,
+      parent_session_id: input.parentSessionId,
+      depth: input.depth ?? 0,
+      status: state.status,
+      state: JSON.stringify(state),
+      last_seq: 0,
+      created_at: now,
+      updated_at: now,
+    };
+  });
+  const created = await withTenant(db, tenantId, (trx) =>
+    trx.insertInto("sessions").values(rows).returningAll().execute(),
   );
-  return sessionFromRow(row);
+  const byId = new Map(created.map((row) => [row.id, sessionFromRow(row)]));
+  return rows.map((row) => {
+    const session = byId.get(row.id);
+    if (session === undefined) throw new Error(`session ${row.id} was not created`);
+    return session;
+  });
 }
 
 /** The session as its tenant sees it, in one round trip (`wl_session`); null when there is none. */

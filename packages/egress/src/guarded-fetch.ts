@@ -74,11 +74,14 @@ export function createGuardedFetch(options: GuardedFetchOptions): Fetch {
       done();
       return response;
     }
-    return new Response(capBody(response.body, options.maxResponseBytes, done), {
+    const capped = new Response(capBody(response.body, options.maxResponseBytes, done), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
     });
+    // A constructed Response has no URL; callers that followed redirects need to know where they ended.
+    Object.defineProperty(capped, "url", { value: response.url });
+    return capped;
   };
   // undici's fetch is the WHATWG fetch; its types are a twin of the global ones.
   return guarded as unknown as Fetch;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { checkExec } from "./exec-policy";
 import { execRequestOf } from "./exec-request";
 
 describe("execRequestOf", () => {
@@ -17,6 +18,23 @@ describe("execRequestOf", () => {
       env: { FOO: "1", BASH_ENV: "/workspace/x" },
       sensitive: ["BASH_ENV"],
     });
+  });
+
+  it("shows run_sandbox_code as the interpreter command it runs, which the exec policy judges", () => {
+    expect(execRequestOf("run_sandbox_code", { code: "print('hi')", language: "python" })?.command).toBe(
+      "python3 -c 'print('\\''hi'\\'')'",
+    );
+    expect(execRequestOf("run_sandbox_code", { code: "1+1" })?.command).toBe("node -e '1+1'");
+    expect(execRequestOf("run_sandbox_code", { code: "" })).toBeNull();
+    const policy = { exec_security: "allowlist" as const, exec_allowlist: ["python3 *"] };
+    const python = { code: "print(1)", language: "python" };
+    expect(checkExec({ ...policy, exec_ask: "off" }, "run_sandbox_code", python)?.verdict).toBe("allow");
+    expect(checkExec({ ...policy, exec_ask: "off" }, "run_sandbox_code", { code: "1" })?.verdict).toBe(
+      "deny",
+    );
+    expect(checkExec({ ...policy, exec_ask: "on-miss" }, "run_sandbox_code", { code: "1" })?.verdict).toBe(
+      "ask",
+    );
   });
 
   it("reads sandbox_execute's command actions only", () => {

@@ -1,4 +1,4 @@
-import type { SandboxToolName } from "@wakeloop/contracts";
+import { RunSandboxCodeInput, type SandboxToolName, sandboxCodeArgv } from "@wakeloop/contracts";
 import { sensitiveEnvNames } from "./sensitive-env";
 
 /**
@@ -49,7 +49,18 @@ export function execRequestOf(tool: SandboxToolName, input: unknown): ExecReques
         ? commandRequest(field(input, "args", (x): x is unknown => true))
         : null;
     }
+    case "run_sandbox_code": {
+      const code = RunSandboxCodeInput.safeParse(input);
+      return code.success ? request(commandLine(sandboxCodeArgv(code.data))) : null;
+    }
     default:
       return null;
   }
+}
+
+/** The argv as one bash command line (words quoted where needed), so the policy reads what will run. */
+function commandLine(argv: readonly string[]): string {
+  return argv
+    .map((word) => (/^[\w./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`))
+    .join(" ");
 }

@@ -1,14 +1,24 @@
 import type {
   Agent,
+  AgentVersionDiff,
   ApiError,
   CreateAgentRequest,
+  CreateEnvironmentRequest,
+  CreateScheduledTaskRequest,
   CreateSessionRequest,
+  Environment,
   PendingAction,
+  ScheduledTask,
+  ScheduledTaskList,
   Session,
   SessionEvent,
+  SessionStatus,
+  TraceResponse,
+  UpdateAgentRequest,
   UpdateSessionRequest,
   UserEventInput,
 } from "@wakeloop/contracts";
+import type { EffectiveToolSet } from "@wakeloop/tool-runtime";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 
 export interface ClientOptions {
@@ -28,7 +38,35 @@ export class WakeloopApiError extends Error {
   }
 }
 
-/** A small typed client of the Wakeloop HTTP API. */
+/** A page of a list, newest first; pass `next_after_id` as `after_id` for the next one. */
+export interface Page<T> {
+  data: T[];
+  next_after_id: string | null;
+}
+
+export interface ListOptions {
+  limit?: number;
+  after_id?: string;
+  include_archived?: boolean;
+}
+
+export interface ListSessionsOptions {
+  status?: SessionStatus;
+  agent_id?: string;
+  parent_session_id?: string;
+  limit?: number;
+  after_id?: string;
+}
+
+/** `?a=1&b=x` of the options that are set (an empty string when none is). */
+function queryString(options: object): string {
+  const entries = Object.entries(options).flatMap(
+    ([key, value]): Array<[string, string]> => (value === undefined ? [] : [[key, String(value)]]),
+  );
+  return entries.length === 0 ? "" : `?${new URLSearchParams(entries)}`;
+}
+
+/** A small typed client of the Wakeloop HTTP API; it runs in Node and in browsers. */
 export function createClient(options: ClientOptions) {
   const doFetch = options.fetch ?? fetch;
   const base = options.baseUrl.replace(/\/$/, "");
@@ -49,10 +87,13 @@ export function createClient(options: ClientOptions) {
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
     const text = await response.text();
-    const parsed = text === "" ? undefined : (JSON.parse(text) as unknown);
-    if (!response.ok) {
-      const error = (parsed as ApiError | undefined)?.error ?? { type: "api_error" as const, message: text };
-      throw new WakeloopApiError(response.status, error);
+    const parsed = parseBody(text);
+    if (!response.ok) throw new WakeloopApiError(response.status, errorOf(text));
+    if (parsed === undefined && text !== "") {
+      throw new WakeloopApiError(response.status, {
+        type: "api_error",
+        message: `the server at ${base} answered with something other than JSON: is it a Wakeloop gateway?`,
+      });
     }
     return parsed as T;
   }
@@ -60,14 +101,64 @@ export function createClient(options: ClientOptions) {
   return {
     agents: {
       create: (spec: CreateAgentRequest) => call<Agent>("POST", "/v1/agents", spec),
-      get: (id: string) => call<Agent>("GET", `/v1/agents/${id}`),
+      get: (id: string, version?: number) =>
+        call<Agent>("GET", `/v1/agents/${id}${queryString({ version })}`),
+      list: (list: ListOptions = {}) => call<Page<Agent>>("GET", `/v1/agents${queryString(list)}`),
+      /** Replaces the given fields and makes a new version; sessions keep the version they started on. */
+      update: (id: string, spec: UpdateAgentRequest) => call<Agent>("POST", `/v1/agents/${id}`, spec),
+      /** Oldest version first. */
+      versions: (id: string, list: { limit?: number; after_version?: number } = {}) =>
+        call<{ data: Agent[]; next_after_version: number | null }>(
+          "GET",
+          `/v1/agents/${id}/versions${queryString(list)}`,
+        ),
+      archive: (id: string) => call<Agent>("POST", `/v1/agents/${id}/archive`),
+      /** What changed between two versions (default: the latest and the one before it). */
+      diff: (id: string, range: { from?: number; to?: number } = {}) =>
+        call<AgentVersionDiff>("GET", `/v1/agents/${id}/versions/diff${queryString(range)}`),
+      /** Makes `version`'s spec the latest again; `apply_to_sessions` moves unfinished sessions onto it. */
+      rollback: (id: string, version: number, options: { apply_to_sessions?: boolean } = {}) =>
+        call<Agent>("POST", `/v1/agents/${id}/rollback`, { version, ...options }),
+    },
+    environments: {
+      create: (spec: CreateEnvironmentRequest) => call<Environment>("POST", "/v1/environments", spec),
+      get: (id: string) => call<Environment>("GET", `/v1/environments/${id}`),
+      list: (list: ListOptions = {}) =>
+        call<Page<Environment>>("GET", `/v1/environments${queryString(list)}`),
+      update: (id: string, spec: Partial<CreateEnvironmentRequest>) =>
+        call<Environment>("POST", `/v1/environments/${id}`, spec),
+      archive: (id: string) => call<Environment>("POST", `/v1/environments/${id}/archive`),
+    },
+    scheduledTasks: {
+      create: (agentId: string, body: CreateScheduledTaskRequest) =>
+        call<ScheduledTask>("POST", `/v1/agents/${agentId}/scheduled_tasks`, body),
+      list: (agentId: string, includeDisabled = false) =>
+        call<ScheduledTaskList>(
+          "GET",
+          `/v1/agents/${agentId}/scheduled_tasks?include_disabled=${String(includeDisabled)}`,
+        ),
+      get: (agentId: string, taskId: string) =>
+        call<ScheduledTask>("GET", `/v1/agents/${agentId}/scheduled_tasks/${taskId}`),
+      enable: (agentId: string, taskId: string) =>
+        call<ScheduledTask>("POST", `/v1/agents/${agentId}/scheduled_tasks/${taskId}/enable`),
+      disable: (agentId: string, taskId: string) =>
+        call<ScheduledTask>("POST", `/v1/agents/${agentId}/scheduled_tasks/${taskId}/disable`),
+      cancel: (agentId: string, taskId: string) =>
+        call<{ id: string; deleted: true }>("DELETE", `/v1/agents/${agentId}/scheduled_tasks/${taskId}`),
     },
     sessions: {
       create: (body: CreateSessionRequest) => call<Session>("POST", "/v1/sessions", body),
       get: (id: string) => call<Session>("GET", `/v1/sessions/${id}`),
       update: (id: string, body: UpdateSessionRequest) => call<Session>("POST", `/v1/sessions/${id}`, body),
       archive: (id: string) => call<Session>("POST", `/v1/sessions/${id}/archive`),
+      list: (list: ListSessionsOptions = {}) =>
+        call<Page<Session>>("GET", `/v1/sessions${queryString(list)}`),
       pending: (id: string) => call<{ data: PendingAction[] }>("GET", `/v1/sessions/${id}/pending`),
+      /** The tools the next turn would offer, and why each other tool is excluded. */
+      tools: (id: string) => call<EffectiveToolSet>("GET", `/v1/sessions/${id}/tools`),
+      /** The span trees of the session's recent wakes, or of one wake. */
+      trace: (id: string, trace: { wake_id?: string; limit?: number } = {}) =>
+        call<TraceResponse>("GET", `/v1/sessions/${id}/trace${queryString(trace)}`),
     },
     events: {
       send: (sessionId: string, events: UserEventInput[], idempotencyKey?: string) =>
@@ -86,7 +177,7 @@ export function createClient(options: ClientOptions) {
        * The session's events from `afterSeq` on, live, as an async iterator. A dropped connection is
        * resumed with `Last-Event-ID`, so nothing is missed; stop with `signal`.
        */
-      stream: (sessionId: string, streamOptions: { afterSeq?: number; signal?: AbortSignal } = {}) =>
+      stream: (sessionId: string, streamOptions: StreamOptions = {}) =>
         streamEvents(
           doFetch,
           `${base}/v1/sessions/${sessionId}/events/stream`,
@@ -99,14 +190,42 @@ export function createClient(options: ClientOptions) {
 
 export type WakeloopClient = ReturnType<typeof createClient>;
 
+/** A page of a list: newest first, `next_after_id` continues it. */
+export interface Page<T> {
+  data: T[];
+  next_after_id: string | null;
+}
+
+export interface StreamOptions {
+  afterSeq?: number;
+  signal?: AbortSignal;
+  /** Called before each reconnect, with the last seq seen (the stream resumes after it). */
+  onReconnect?: (lastSeq: number) => void;
+}
+
+function parseBody(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `error` of an API error body, or the body's text when it is not one (a proxy's page). */
+function errorOf(text: string): ApiError["error"] {
+  return (parseBody(text) as Partial<ApiError> | undefined)?.error ?? { type: "api_error", message: text };
+}
+
 async function* streamEvents(
   doFetch: typeof fetch,
   url: string,
   apiKey: string,
-  options: { afterSeq?: number; signal?: AbortSignal },
+  options: StreamOptions,
 ): AsyncGenerator<SessionEvent> {
   let lastSeq = options.afterSeq ?? 0;
-  while (!options.signal?.aborted) {
+  for (let attempt = 0; !options.signal?.aborted; attempt++) {
+    if (attempt > 0) options.onReconnect?.(lastSeq);
     let response: Response;
     try {
       response = await doFetch(url, {
@@ -123,8 +242,7 @@ async function* streamEvents(
       continue;
     }
     if (!response.ok || response.body === null) {
-      const text = await response.text();
-      throw new WakeloopApiError(response.status, { type: "api_error", message: text });
+      throw new WakeloopApiError(response.status, errorOf(await response.text()));
     }
     const messages = response.body
       .pipeThrough(new TextDecoderStream())

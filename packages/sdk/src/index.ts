@@ -1,1 +1,10 @@
-export { type ClientOptions, createClient, WakeloopApiError, type WakeloopClient } from "./client";
+export {
+  type ClientOptions,
+  createClient,
+  type ListOptions,
+  type ListSessionsOptions,
+  type Page,
+  type StreamOptions,
+  WakeloopApiError,
+  type WakeloopClient,
+} from "./client";

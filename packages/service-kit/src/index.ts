@@ -1,5 +1,6 @@
+export { MemoryLimitsEnv, memoryLimits } from "./memory-limits-env";
 export { type ConfigCheck, checkConfig, type Env, parseConfig } from "./parse-config";
-export { type ProviderSettings, ProviderSettingsEnv } from "./provider-settings-env";
+export { hostList, type ProviderSettings, ProviderSettingsEnv } from "./provider-settings-env";
 export { type RunServiceOptions, runService } from "./run-service";
 export {
   assertSandboxLimits,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkConfig } from "./parse-config";
 import { serviceEnv } from "./service-env";
 
-const Schema = serviceEnv({ healthPort: 9099 });
+const Schema = serviceEnv({ healthPort: 9099, metricsPort: 9499 });
 
 describe("checkConfig", () => {
   it("fills every default so a developer machine needs no variables", () => {
@@ -13,9 +13,11 @@ describe("checkConfig", () => {
         DATABASE_POOL_MAX: 10,
         NATS_URL: ["nats://127.0.0.1:4222"],
         WL_SUBJECT_PREFIX: "wl",
+        OTEL_METRICS_EXPORTER: ["otlp", "prometheus"],
         LOG_LEVEL: "info",
         SHUTDOWN_TIMEOUT_MS: 8_000,
         HEALTH_PORT: 9099,
+        METRICS_PORT: 9499,
       },
     });
   });

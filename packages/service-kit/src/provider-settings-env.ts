@@ -2,7 +2,7 @@ import type { CredentialKey } from "@wakeloop/provider-credentials";
 import { z } from "zod";
 
 /** `a.example, b.example` → `["a.example", "b.example"]`; unset is the empty list. */
-const hostList = () =>
+export const hostList = () =>
   z
     .string()
     .default("")

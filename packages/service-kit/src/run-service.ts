@@ -1,7 +1,13 @@
 import { type Bus, connectBus } from "@wakeloop/bus";
 import { WakeloopError } from "@wakeloop/contracts";
 import { createDb, type Database, redactUrl, roleBypassesRowSecurity } from "@wakeloop/db";
-import { createLogger, type Logger, startTelemetry, type Telemetry } from "@wakeloop/telemetry";
+import {
+  createLogger,
+  type Logger,
+  type MetricsServer,
+  startTelemetry,
+  type Telemetry,
+} from "@wakeloop/telemetry";
 import { type Kysely, sql } from "kysely";
 import { configSecrets } from "./config-secrets";
 import { withDeadline } from "./deadline";
@@ -19,6 +25,7 @@ export interface RunServiceOptions<C extends ServiceConfig> {
 
 interface Running {
   health: HealthServer;
+  metrics: MetricsServer | null;
   db: Kysely<Database>;
   telemetry: Telemetry;
   bus: Bus;
@@ -32,10 +39,11 @@ const PROBE_TIMEOUT_MS = 1_000;
 
 /**
  * The lifecycle every service shares. Start-up: logger, health server (live, not ready), Postgres
- * (checked with a query), telemetry, NATS, then the app's `start`; any failure there is fatal and
- * exits 1, since a supervisor restarting us is the only useful retry. On SIGTERM/SIGINT: readiness
- * drops, the app stops taking work within SHUTDOWN_TIMEOUT_MS, NATS drains, spans flush into
- * Postgres (so before Postgres closes), Postgres closes; exit 0 when every step finished in time.
+ * (checked with a query), telemetry and its /metrics server, NATS, then the app's `start`; any
+ * failure there is fatal and exits 1, since a supervisor restarting us is the only useful retry. On
+ * SIGTERM/SIGINT: readiness drops, the app stops taking work within SHUTDOWN_TIMEOUT_MS, NATS drains,
+ * spans flush into Postgres (so before Postgres closes) and /metrics closes, Postgres closes; exit 0
+ * when every step finished in time.
  */
 export async function runService<C extends ServiceConfig>(options: RunServiceOptions<C>): Promise<void> {
   const { name, config } = options;
@@ -76,16 +84,28 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
       serviceName: name,
       otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
       db,
+      otlpMetrics: config.OTEL_METRICS_EXPORTER.includes("otlp"),
       secrets,
     });
+    const metrics = config.OTEL_METRICS_EXPORTER.includes("prometheus")
+      ? await telemetry.serveMetrics(config.METRICS_PORT)
+      : null;
     const bus = await connectBus({
       servers: config.NATS_URL,
       prefix: config.WL_SUBJECT_PREFIX,
       name,
       credentials: natsCredentials(config),
     });
-    const stoppable = await options.start({ name, config, log, db, bus, tracer: telemetry.tracer });
-    running = { health, db, telemetry, bus, stoppable };
+    const stoppable = await options.start({
+      name,
+      config,
+      log,
+      db,
+      bus,
+      tracer: telemetry.tracer,
+      meter: telemetry.meter,
+    });
+    running = { health, metrics, db, telemetry, bus, stoppable };
   } catch (error) {
     log.fatal({ err: error }, "start-up failed");
     process.exit(1);
@@ -93,7 +113,7 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
 
   if (signalDuringStartUp !== undefined) return onSignal(signalDuringStartUp);
   phase = "running";
-  log.info({ port: running.health.port }, "ready");
+  log.info({ port: running.health.port, metrics_port: running.metrics?.port }, "ready");
 }
 
 async function readinessChecks(running: Running): Promise<Record<string, boolean>> {

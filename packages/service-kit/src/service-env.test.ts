@@ -3,7 +3,7 @@ import { checkConfig } from "./parse-config";
 import { natsCredentials, serviceEnv } from "./service-env";
 
 const parse = (env: Record<string, string>) => {
-  const result = checkConfig(serviceEnv({ healthPort: 9000 }), env);
+  const result = checkConfig(serviceEnv({ healthPort: 9000, metricsPort: 9400 }), env);
   if (!result.ok) throw new Error(result.problems.join("; "));
   return result.config;
 };
@@ -28,5 +28,17 @@ describe("DATABASE_POOL_MAX", () => {
     expect(parse({}).DATABASE_POOL_MAX).toBe(10);
     expect(parse({ DATABASE_POOL_MAX: "40" }).DATABASE_POOL_MAX).toBe(40);
     expect(() => parse({ DATABASE_POOL_MAX: "0" })).toThrow(/DATABASE_POOL_MAX/);
+  });
+});
+
+describe("OTEL_METRICS_EXPORTER", () => {
+  it("serves and pushes metrics by default, and takes the spec's comma list", () => {
+    expect(parse({}).OTEL_METRICS_EXPORTER).toEqual(["otlp", "prometheus"]);
+    expect(parse({ OTEL_METRICS_EXPORTER: "prometheus" }).OTEL_METRICS_EXPORTER).toEqual(["prometheus"]);
+    expect(parse({ OTEL_METRICS_EXPORTER: " none " }).OTEL_METRICS_EXPORTER).toEqual(["none"]);
+  });
+
+  it("refuses an exporter it does not know, naming the setting", () => {
+    expect(() => parse({ OTEL_METRICS_EXPORTER: "prometheus,console" })).toThrow(/OTEL_METRICS_EXPORTER/);
   });
 });

@@ -6,6 +6,8 @@ export function portNumber() {
   return z.coerce.number().int().min(0).max(65_535);
 }
 
+/** The OpenTelemetry `OTEL_METRICS_EXPORTER` values we support (the spec's list, less `console`). */
+const METRICS_EXPORTERS = ["otlp", "prometheus", "none"] as const;
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 /**
@@ -52,6 +54,14 @@ export const ServiceEnv = z.object({
     .url()
     .optional()
     .describe("OTLP/HTTP endpoint (e.g. Jaeger on :4318) that also receives spans; Postgres always does"),
+  OTEL_METRICS_EXPORTER: z
+    .string()
+    .default("otlp,prometheus")
+    .transform((value) => value.split(",").map((exporter) => exporter.trim()))
+    .pipe(z.array(z.enum(METRICS_EXPORTERS)).min(1))
+    .describe(
+      "Where metrics go: prometheus serves GET /metrics on METRICS_PORT, otlp pushes them to OTEL_EXPORTER_OTLP_ENDPOINT (leave it out for a traces-only backend such as Jaeger), none turns both off",
+    ),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info").describe("Least severe pino level written to stdout"),
   SHUTDOWN_TIMEOUT_MS: z.coerce
     .number()
@@ -61,12 +71,18 @@ export const ServiceEnv = z.object({
     .describe("How long in-flight work may take to stop on SIGTERM; keep it under the kill grace period"),
 });
 
-/** The shared settings plus the health port, whose default differs per service so all run on one host. */
-export function serviceEnv(defaults: { healthPort: number }) {
+/**
+ * The shared settings plus the health and metrics ports, whose defaults differ per service so all run
+ * on one host (the metrics ones from 9464, the OpenTelemetry Prometheus exporter's usual port).
+ */
+export function serviceEnv(defaults: { healthPort: number; metricsPort: number }) {
   return ServiceEnv.extend({
     HEALTH_PORT: portNumber()
       .default(defaults.healthPort)
       .describe("Serves /healthz and /readyz apart from any API port, so probes never queue behind traffic"),
+    METRICS_PORT: portNumber()
+      .default(defaults.metricsPort)
+      .describe("Serves GET /metrics for Prometheus to scrape, apart from the API and probe ports"),
   });
 }
 

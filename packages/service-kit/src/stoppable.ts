@@ -1,6 +1,6 @@
 import type { Bus } from "@wakeloop/bus";
 import type { Database } from "@wakeloop/db";
-import type { Logger, Tracer } from "@wakeloop/telemetry";
+import type { Logger, Meter, Tracer } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import type { ServiceConfig } from "./service-env";
 
@@ -23,4 +23,6 @@ export interface ServiceContext<C extends ServiceConfig> {
   db: Kysely<Database>;
   bus: Bus;
   tracer: Tracer;
+  /** Create the app's instruments from it once, in `start`. */
+  meter: Meter;
 }

@@ -23,6 +23,24 @@ export const ToolSettingsEnv = z.object({
     .number()
     .int()
     .min(0)
-    .default(2)
-    .describe("Sessions this deep may not spawn sub-sessions"),
+    .default(3)
+    .describe("Sessions this deep may not spawn sub-sessions (a root session is depth 0)"),
+  MAX_CHILDREN_PER_SESSION: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10)
+    .describe("Sub-sessions one session may spawn; past it the spawning tools leave its tool set"),
+  MAX_SCHEDULED_TASKS_PER_AGENT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(50)
+    .describe("Unfinished scheduled tasks one agent may have, created by its tools or through the API"),
+  WEB_SEARCH_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      "Root of a SearXNG instance with format=json enabled, for web_search; unset: web_search is not offered",
+    ),
 });

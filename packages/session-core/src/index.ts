@@ -1,3 +1,22 @@
+export { childEnding } from "./child-ending";
 export { INTERRUPTED_BEFORE_RUN, unrunCallIds } from "./interrupt";
+export {
+  type GradedAttempt,
+  nextOutcomeStep,
+  type OutcomeTrend,
+  outcomeTrend,
+  promotionReady,
+  TREND_TOLERANCE,
+} from "./outcome";
 export { initialSessionState, type ReducibleEvent, reduceSessionState, type SessionInit } from "./reducer";
+export {
+  decideFiring,
+  type FiringDecision,
+  isKnownTimeZone,
+  nextOccurrence,
+  parseOneShot,
+  parseSchedule,
+  type ScheduleInput,
+  type ScheduleSpec,
+} from "./schedule";
 export { budgetExhausted, totalTokens, wakeReason } from "./wake-decision";

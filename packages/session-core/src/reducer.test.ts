@@ -34,6 +34,36 @@ describe("reduceSessionState", () => {
     expect(wakeReason(consumed)).toBeNull();
   });
 
+  it("records a recall without consuming the messages it was for", () => {
+    const queued = fold([
+      { id: "m1", type: "user.message", content: text("staging password?") },
+      { id: "r1", type: "session.status_running" },
+    ]);
+    const recalled = fold(
+      [
+        {
+          id: "c1",
+          type: "session.memory_recalled",
+          message_ids: ["m1"],
+          budget_tokens: 1_000,
+          hits: [
+            {
+              store: "workspace_memory_notes",
+              target: "staging.md",
+              version_id: "v1",
+              tokens: 20,
+              truncated: false,
+            },
+          ],
+          dropped: 0,
+        },
+      ],
+      queued,
+    );
+    expect(recalled).toEqual({ ...queued, last_seq: queued.last_seq + 1 });
+    expect(recalled.unprocessed_message_ids).toEqual(["m1"]);
+  });
+
   it("shows the approver of an exec-policy ask the command and the variables it runs with", () => {
     const exec = { command: "ls", env: { BASH_ENV: "/workspace/x.sh" }, reason: "it sets BASH_ENV" };
     const waiting = fold([

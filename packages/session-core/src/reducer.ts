@@ -119,7 +119,12 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
       };
     case "session.child_created":
       return { ...next, child_session_ids: [...state.child_session_ids, event.child_session_id] };
+    case "session.child_completed":
+    case "session.child_requires_action":
     case "session.wake_queued":
+    case "agent.ui_message":
+    case "agent.ui_blocks":
+    case "session.memory_recalled":
       return next;
     case "sandbox.status":
       return { ...next, sandbox_status: event.status };

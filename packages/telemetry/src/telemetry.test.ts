@@ -8,12 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_WAKELOOP_SESSION_ID,
   ATTR_WAKELOOP_TENANT_ID,
   ATTR_WAKELOOP_WAKE_ID,
 } from "./attributes";
 import { createLogger, withWakeIds } from "./logger";
+import { ATTR_WAKELOOP_LEASE_OUTCOME, GEN_AI_DURATION_BUCKETS_S, MetricName } from "./metric-names";
 import { readTrace } from "./read-trace";
 import { startTelemetry, type Telemetry } from "./start-telemetry";
 
@@ -244,5 +247,41 @@ describe("logger", () => {
     expect(records[0]).toMatchObject({ headers: { authorization: "[redacted]" }, apiKey: "[redacted]" });
     expect(records[1]).toMatchObject({ msg: "rejected key [redacted]" });
     expect(JSON.stringify(records[1]?.err)).toContain("provider echoed [redacted]");
+  });
+});
+
+describe("metrics", () => {
+  it("serves instruments on GET /metrics in the Prometheus format, with the advised buckets", async () => {
+    const server = await telemetry.serveMetrics(0);
+    const duration = telemetry.meter.createHistogram(MetricName.genAiOperationDuration, {
+      unit: "s",
+      advice: { explicitBucketBoundaries: GEN_AI_DURATION_BUCKETS_S },
+    });
+    const started = telemetry.meter.createCounter(MetricName.wakesStarted);
+    duration.record(0.3, { [ATTR_GEN_AI_PROVIDER_NAME]: "openai", [ATTR_GEN_AI_REQUEST_MODEL]: "gpt-x" });
+    started.add(2);
+
+    const response = await fetch(`http://127.0.0.1:${server.port}/metrics`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain("# TYPE gen_ai_client_operation_duration histogram");
+    expect(text).toContain(
+      'gen_ai_client_operation_duration_bucket{gen_ai_provider_name="openai",gen_ai_request_model="gpt-x",le="0.32"} 1',
+    );
+    expect(text).toMatch(/^wakeloop_wakes_started_total 2$/m);
+    // The resource names the service, so one Prometheus tells the services apart.
+    expect(text).toMatch(/^target_info\{.*service_name="telemetry-test"/m);
+    expect((await fetch(`http://127.0.0.1:${server.port}/other`)).status).toBe(404);
+  });
+
+  it("pushes metrics to the OTLP endpoint's /v1/metrics", async () => {
+    telemetry.meter
+      .createCounter(MetricName.leaseExpiries)
+      .add(1, { [ATTR_WAKELOOP_LEASE_OUTCOME]: "rescheduled" });
+    await telemetry.flush();
+
+    const sent = collected.filter((request) => request.path === "/v1/metrics");
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.some((request) => request.body.includes(MetricName.leaseExpiries))).toBe(true);
   });
 });

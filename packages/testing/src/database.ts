@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  agentSqlRunnerRole,
   createDb,
   createSession,
   dropDatabase,
@@ -22,6 +23,8 @@ export interface TestDatabase {
    */
   appUrl: string;
   appDb: ReturnType<typeof createDb>;
+  /** The url of the agent SQL runner role (`<app role>_sql`), the harness' AGENT_SQL_DATABASE_URL. */
+  agentSqlUrl: string;
   /** Closes the pools and drops this database and its role (only these). */
   drop(): Promise<void>;
 }
@@ -41,9 +44,17 @@ export async function createTestDatabase(options: { max?: number } = {}): Promis
   await ensureDatabase(testUrl);
   const db = createDb({ url: testUrl, max: options.max });
   const drop = async () => {
+    // Agent SQL roles are cluster-wide: list this database's before it goes, then drop them too.
+    const agentRoles = await db
+      .selectFrom("agent_sql_schemas")
+      .select("role_name")
+      .execute()
+      .catch(() => []);
     await db.destroy();
     await dropDatabase(testUrl);
-    await dropRole(testUrl, role);
+    for (const name of [role, agentSqlRunnerRole(role), ...agentRoles.map((row) => row.role_name)]) {
+      await dropRole(testUrl, name);
+    }
   };
   try {
     await migrateToLatest(db);
@@ -56,12 +67,15 @@ export async function createTestDatabase(options: { max?: number } = {}): Promis
   app.username = role;
   app.password = password;
   const appUrl = app.toString();
+  app.username = agentSqlRunnerRole(role);
+  const agentSqlUrl = app.toString();
   const appDb = createDb({ url: appUrl, max: options.max });
   return {
     url: testUrl,
     db,
     appUrl,
     appDb,
+    agentSqlUrl,
     async drop() {
       await appDb.destroy();
       await drop();

@@ -12,6 +12,7 @@ import { AppProcess, defaultRunMode, entryArgs, type RunMode } from "./app-proce
 import { createTestDatabase, type TestDatabase } from "./database";
 import { labelledContainers, removeLabelled, requireDocker } from "./docker";
 import { cleanupPrefix, testNatsUrl, testPrefix } from "./nats";
+import { type PromScrape, scrapeMetrics } from "./prometheus";
 import { sandboxWorkspaces, unmountSandboxWorkspaces } from "./sandbox-workspaces";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
@@ -109,6 +110,18 @@ export class Platform {
       : { provider, id: "fake-gpt", base_url: `${this.fake.url}/v1` };
   }
 
+  /** An agent that talks to this platform's fake model (`spec` sets or overrides any field); its id. */
+  async createAgent(spec: Record<string, unknown> = {}): Promise<string> {
+    const created = await this.request("POST", "/v1/agents", {
+      name: "e2e",
+      model: this.fakeModel(),
+      system: "You are a test agent.",
+      ...spec,
+    });
+    if (created.status !== 200) throw new Error(`agent: ${created.status} ${JSON.stringify(created.body)}`);
+    return created.body.id as string;
+  }
+
   private env(app: string, extra: Record<string, string> = {}): Record<string, string> {
     return {
       // Services connect as the role row security binds; the tenant CLI and the tests use the owner.
@@ -116,6 +129,7 @@ export class Platform {
       NATS_URL: testNatsUrl(),
       WL_SUBJECT_PREFIX: this.prefix,
       HEALTH_PORT: "0",
+      METRICS_PORT: "0",
       PORT: "0",
       LOG_LEVEL: "info",
       ANTHROPIC_API_KEY: "fake-key",
@@ -164,6 +178,14 @@ export class Platform {
     this.baseUrl = `http://127.0.0.1:${String(listening.port)}`;
   }
 
+  /** Starts a killed service again with the same settings; resolves once it is ready. */
+  async restartApp(name: "orchestrator" | "memory-retrieval"): Promise<AppProcess> {
+    const app = new AppProcess(name, this.env(name), { cwd: ROOT, run: this.run });
+    this.apps.set(name, app);
+    await app.record("ready", READY_TIMEOUT_MS);
+    return app;
+  }
+
   /** Starts a harness worker under `name` (also its WORKER_ID); resolves once it is ready. */
   startWorker(name: string): Promise<AppProcess> {
     const worker = new AppProcess(
@@ -173,6 +195,13 @@ export class Platform {
     );
     this.apps.set(name, worker);
     return worker.record("ready", READY_TIMEOUT_MS).then(() => worker);
+  }
+
+  /** Starts one more orchestrator replica under `name`; resolves once it is ready. */
+  startOrchestrator(name: string): Promise<AppProcess> {
+    const replica = new AppProcess("orchestrator", this.env("orchestrator"), { cwd: ROOT, run: this.run });
+    this.apps.set(name, replica);
+    return replica.record("ready", READY_TIMEOUT_MS).then(() => replica);
   }
 
   /** The containers, running or not, that this platform's runner made for the session. */
@@ -208,6 +237,12 @@ export class Platform {
     const app = this.apps.get(name);
     if (!app) throw new Error(`no app ${name}`);
     return app;
+  }
+
+  /** Scrapes the `GET /metrics` endpoint of one app (by name, or a worker's name), on the port it logged. */
+  async metrics(name: string): Promise<PromScrape> {
+    const ready = await this.app(name).record("ready", READY_TIMEOUT_MS);
+    return scrapeMetrics(`http://127.0.0.1:${String(ready.metrics_port)}/metrics`);
   }
 
   async request(

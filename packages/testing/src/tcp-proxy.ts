@@ -8,6 +8,8 @@ export interface TcpProxy {
    * the shared server behind the proxy.
    */
   cut(): Promise<void>;
+  /** The network "blips": open connections are dropped, new ones are accepted as before. */
+  drop(): void;
 }
 
 /**
@@ -32,12 +34,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("the proxy has no port");
-  return {
-    port: address.port,
-    async cut() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
+  const drop = () => {
+    for (const socket of sockets) socket.destroy();
   };
+  const cut = async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    drop();
+    await closed;
+  };
+  return { port: address.port, cut, drop };
 }

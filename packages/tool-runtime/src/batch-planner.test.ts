@@ -39,7 +39,7 @@ describe("planBatch on a mixed batch", () => {
       ["c3", "duplicate_call_id"],
     ]);
     expect(rejected[0]?.error.message).toMatch(
-      /^unknown tool "frobnicate"; available tools: ask_user, bash, /,
+      /^unknown tool "frobnicate"; available tools: agent_compare_setup, agent_describe_setup, ask_user, bash, /,
     );
     expect(rejected[1]?.error.message).toBe(
       "invalid input for write: input must have required property 'content'; input.path must be string. " +

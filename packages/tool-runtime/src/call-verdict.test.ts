@@ -48,6 +48,18 @@ describe("callVerdict", () => {
     expect(callVerdict(facts({ exec: { verdict: "ask", reason: "not listed" } }))).toEqual({ kind: "ask" });
   });
 
+  it("rejects a gated call instead of asking a person to approve it, after loop detection", () => {
+    const asks = tool(getState, { permissionPolicy: "always_ask" });
+    expect(callVerdict(facts({ tool: asks, gate: "wait for the evaluator" }))).toEqual({
+      kind: "reject",
+      message: "wait for the evaluator",
+    });
+    expect(callVerdict(facts({ gate: "wait for the evaluator", loop: loop("block") }))).toEqual({
+      kind: "reject",
+      message: "loop block",
+    });
+  });
+
   it("hands a client tool to the client", () => {
     expect(callVerdict(facts({ tool: tool(askUserTool) }))).toEqual({ kind: "client" });
   });

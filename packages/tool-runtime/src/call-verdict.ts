@@ -13,12 +13,15 @@ export interface CallFacts {
   /** The environment's exec policy for the call (`allow` when it runs no command). */
   exec: { verdict: "allow" | "ask" | "deny"; reason: string };
   loop: LoopVerdict;
+  /** Why a runtime gate holds the tool back now (the evaluator gate on shared writes), if one does. */
+  gate?: string;
 }
 
 /**
  * The call's fate: rejected with an error result for the model, handed to the client, paused for a
  * person's approval, or run. Checks apply in order of what the model can fix: unreadable arguments,
- * the planner's rejection, an unknown tool, the exec policy's deny, then loop detection.
+ * the planner's rejection, an unknown tool, the exec policy's deny, loop detection, then a runtime gate
+ * (so a person is never asked to approve a call the gate would refuse).
  */
 export type CallVerdict =
   | { kind: "reject"; message: string }
@@ -38,6 +41,7 @@ export function callVerdict(facts: CallFacts): CallVerdict {
   if (tool === undefined) return { kind: "reject", message: `unknown tool "${planned.name}"` };
   if (exec.verdict === "deny") return { kind: "reject", message: `The command was not run: ${exec.reason}.` };
   if (loop.verdict === "block" || loop.verdict === "stop") return { kind: "reject", message: loop.message };
+  if (facts.gate !== undefined) return { kind: "reject", message: facts.gate };
   if (tool.executor === "client") return { kind: "client" };
   const note = loop.verdict === "warn" ? { note: loop.message } : {};
   if (tool.permissionPolicy === "always_ask" || exec.verdict === "ask") return { kind: "ask", ...note };

@@ -3,12 +3,20 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { planBatch } from "./batch-planner";
 import { managedTools } from "./builtins";
+import { dataTools } from "./builtins/data";
+import { memoryTools } from "./builtins/memory";
+import { navigationTools } from "./builtins/navigation";
+import { outcomeTools } from "./builtins/outcomes";
+import { SPAWN_ALIASES } from "./builtins/sub-sessions";
+import { uiTools } from "./builtins/ui";
+import { webTools } from "./builtins/web";
 import { EffectiveToolSet } from "./effective-tool-set";
 import { computeEffectiveTools, toolProviderOf } from "./effective-tools";
 import { agentToolRegistry, createToolRegistry, customToolDefinition } from "./registry";
 import { noSandbox, policyContext, sandboxReady } from "./test-context";
 
 const sandboxToolNames = managedTools.filter((tool) => tool.executor === "sandbox").map((tool) => tool.name);
+const navigationToolNames = navigationTools.map((tool) => tool.name);
 const names = (set: EffectiveToolSet) => set.tools.map((tool) => tool.name);
 
 describe("verification matrix (aos P7)", () => {
@@ -16,19 +24,52 @@ describe("verification matrix (aos P7)", () => {
     const set = computeEffectiveTools(policyContext(), noSandbox);
     for (const name of sandboxToolNames) expect(names(set)).not.toContain(name);
     const gated = set.excluded.filter((exclusion) => exclusion.step === "runtime_gating").map((e) => e.tool);
-    expect(gated.sort()).toEqual([...sandboxToolNames].sort());
-    expect(names(set)).toEqual([
-      "ask_user",
-      "delete_state",
-      "get_state",
-      "list_state_keys",
-      "permissions_check",
-      "permissions_describe",
-      "set_state",
-    ]);
+    // report_result is for sub-sessions only; this is a root session.
+    expect(gated.sort()).toEqual([...sandboxToolNames, "report_result"].sort());
+    expect(names(set)).toEqual(
+      [
+        "ask_user",
+        "delete_state",
+        "get_state",
+        "list_state_keys",
+        "permissions_check",
+        "permissions_describe",
+        "set_state",
+        "cancel_reminder",
+        "cancel_scheduled_task",
+        "create_scheduled_task",
+        "disable_scheduled_task",
+        "enable_scheduled_task",
+        "list_scheduled_tasks",
+        "set_reminder",
+        ...memoryTools.map((tool) => tool.name),
+        "read_system_prompt",
+        "edit_system_prompt",
+        ...navigationToolNames,
+        ...webTools.map((tool) => tool.name).filter((name) => name !== "fetch_url"),
+        ...dataTools.map((tool) => tool.name),
+        ...uiTools.map((tool) => tool.name),
+        "spawn_session",
+        ...SPAWN_ALIASES,
+        "wait_for_sessions",
+        ...outcomeTools.map((tool) => tool.name),
+      ].sort(),
+    );
   });
 
-  it("2. sandbox becomes ready: the sandbox tools appear (provider preference aside)", () => {
+  it("1b. no search backend: web_search is excluded by runtime gating, the fetch tools stay", () => {
+    const set = computeEffectiveTools(policyContext(), { ...sandboxReady, webSearch: false });
+    expect(names(set)).toEqual(expect.arrayContaining(["web_fetch", "web_read"]));
+    expect(names(set)).not.toContain("web_search");
+    expect(set.excluded).toContainEqual({
+      tool: "web_search",
+      step: "runtime_gating",
+      rule: "availability:web.search",
+      reason: "needs web.search; the operator configured no search backend (WEB_SEARCH_URL)",
+    });
+  });
+
+  it("2. sandbox becomes ready: the sandbox tools appear (provider preference and aliases aside)", () => {
     const set = computeEffectiveTools(policyContext(), sandboxReady);
     for (const name of sandboxToolNames.filter((name) => name !== "apply_patch"))
       expect(names(set)).toContain(name);
@@ -39,6 +80,18 @@ describe("verification matrix (aos P7)", () => {
         rule: "provider_preference:edit",
         reason: "anthropic models edit files with edit; apply_patch is hidden while edit is available",
       },
+      {
+        tool: "fetch_url",
+        step: "provider_preference",
+        rule: "alias_of:web_fetch",
+        reason: "fetch_url is another name of web_fetch; it is hidden while web_fetch is available",
+      },
+      {
+        tool: "report_result",
+        step: "runtime_gating",
+        rule: "availability:session.is_child",
+        reason: "needs session.is_child; this is a root session",
+      },
     ]);
   });
 
@@ -46,7 +99,11 @@ describe("verification matrix (aos P7)", () => {
     "3. sandbox %s: the sandbox tools go again",
     (status) => {
       const ready = computeEffectiveTools(policyContext(), sandboxReady);
-      const after = computeEffectiveTools(policyContext(), { sandboxStatus: status, memoryReady: true });
+      const after = computeEffectiveTools(policyContext(), {
+        sandboxStatus: status,
+        memoryReady: true,
+        webSearch: true,
+      });
       expect(names(after)).toEqual(names(computeEffectiveTools(policyContext(), noSandbox)));
       expect(names(ready).length).toBeGreaterThan(names(after).length);
     },
@@ -95,6 +152,8 @@ describe("verification matrix (aos P7)", () => {
         provider: toolProviderOf(spec.model),
         subSessionDepth: 0,
         maxSubSessionDepth: 2,
+        subSessionChildren: 0,
+        maxSubSessionChildren: 10,
         isOwner: true,
       },
       noSandbox,
@@ -117,6 +176,7 @@ describe("verification matrix (aos P7)", () => {
         const set = computeEffectiveTools(policyContext({ provider: "openai" }), {
           sandboxStatus,
           memoryReady: true,
+          webSearch: true,
         });
         const plan = planBatch(
           [
@@ -202,6 +262,7 @@ describe("determinism properties", () => {
       "error",
     ),
     memoryReady: fc.boolean(),
+    webSearch: fc.boolean(),
   });
   const lookup = {
     type: "custom" as const,

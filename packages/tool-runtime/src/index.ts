@@ -11,8 +11,39 @@ export {
 } from "./batch-planner";
 export { managedTools } from "./builtins";
 export { AskUserInput, askUserTool } from "./builtins/ask-user";
+export {
+  DbSchemaInput,
+  DbSqlInput,
+  dataTools,
+  Intelligence,
+  LlmGenerateInput,
+} from "./builtins/data";
+export { memoryTools } from "./builtins/memory";
+export {
+  AgentCompareSetupInput,
+  Lineage,
+  navigationTools,
+  SessionGetEventsInput,
+  SessionGetTraceInput,
+  SessionListChildrenInput,
+  SessionListInput,
+  SessionRefInput,
+} from "./builtins/navigation";
+export {
+  OutcomeDefineInput,
+  OutcomeEvaluateInput,
+  OutcomeGradeInput,
+  OutcomeHistoryInput,
+  outcomeTools,
+} from "./builtins/outcomes";
 export { PermissionsCheckInput, PermissionsDescribeInput, permissionTools } from "./builtins/permissions";
 export { sandboxTools } from "./builtins/sandbox";
+export {
+  EditSystemPromptInput,
+  PromptEditOperation,
+  ReadSystemPromptInput,
+  selfEditTools,
+} from "./builtins/self-edit";
 export {
   DeleteStateInput,
   GetStateInput,
@@ -20,7 +51,29 @@ export {
   SetStateInput,
   stateTools,
 } from "./builtins/state";
+export {
+  ReportResultInput,
+  SPAWN_ALIASES,
+  SpawnSessionInput,
+  subSessionTools,
+} from "./builtins/sub-sessions";
+export {
+  CancelReminderInput,
+  CreateScheduledTaskInput,
+  ListScheduledTasksInput,
+  ScheduledTaskIdInput,
+  SetReminderInput,
+  timeTools,
+} from "./builtins/time";
+export { clientUiCallProblem, uiTools } from "./builtins/ui";
+export { WEB_FETCH_TOOLS, WebFetchInput, WebReadInput, WebSearchInput, webTools } from "./builtins/web";
 export { type CallFacts, type CallVerdict, callVerdict } from "./call-verdict";
+export {
+  type ContextBudget,
+  type ContextBudgetInputs,
+  describeContextBudget,
+  type PressureLevel,
+} from "./context-pressure";
 export {
   EffectiveTool,
   EffectiveToolSet,
@@ -30,7 +83,7 @@ export {
   sortExclusions,
 } from "./effective-tool-set";
 export { computeEffectiveTools, toolProviderOf } from "./effective-tools";
-export { checkInput, type InputCheck, schemaProblem } from "./input-validation";
+export { checkInput, checkValue, type InputCheck, schemaProblem } from "./input-validation";
 export * from "./loop-detection";
 export { evaluatePermission, type ResolvedPermission, resolvePermission } from "./permission-policy";
 export {
@@ -42,6 +95,7 @@ export {
 } from "./permission-tools";
 export { applyPolicyPipeline, type PolicyContext, type PolicyResult } from "./policy-pipeline";
 export { STANDARD_GROUPS, TOOL_PROFILES } from "./profiles";
+export { applyPromptEdit, MAX_SYSTEM_PROMPT_CHARS, type PromptEditResult } from "./prompt-edit";
 export { applyProviderPreference, PREFERRED_EDIT_TOOL } from "./provider-preference";
 export {
   type AgentRegistryOptions,
@@ -62,5 +116,21 @@ export {
 } from "./schema-normalize";
 export { selectorMatches } from "./selectors";
 export { type PlatformToolSettings, type SessionToolInputs, sessionEffectiveTools } from "./session-tools";
+export {
+  compareSetups,
+  SETUP_SECTIONS,
+  type SetupComparison,
+  type SetupFingerprint,
+  type SetupInputs,
+  type SetupSection,
+  setupFingerprint,
+} from "./setup-fingerprint";
 export { stableHash, stableStringify } from "./stable-json";
+export {
+  type CarvedBudget,
+  carveChildBudget,
+  type SpawnPlace,
+  type SubSessionLimits,
+  spawnRefusal,
+} from "./sub-session-limits";
 export { validateAgentTools, validateEnvironmentPolicy, validateToolPolicy } from "./validate-policy";

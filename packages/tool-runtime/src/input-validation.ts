@@ -24,9 +24,14 @@ const byObject = new WeakMap<object, ValidateFunction>();
 const byText = new Map<string, { validate: ValidateFunction; compiled: object }>();
 const MAX_CACHED_SCHEMAS = 1_000;
 
-/** Compiles a tool input schema, or explains why it cannot be used (`null` when it compiles). */
-export function schemaProblem(schema: JsonSchemaObject): string | null {
-  if (schema.type !== "object") return 'the input schema must have "type": "object" at the top level';
+/**
+ * Compiles a tool input schema, or explains why it cannot be used (`null` when it compiles). Tool input
+ * schemas must describe an object; other schemas (llm_generate's answers) may describe any value.
+ */
+export function schemaProblem(schema: JsonSchemaObject, options: { object?: boolean } = {}): string | null {
+  if ((options.object ?? true) && schema.type !== "object") {
+    return 'the input schema must have "type": "object" at the top level';
+  }
   try {
     validatorFor(schema);
     return null;
@@ -42,6 +47,13 @@ export function checkInput(schema: JsonSchemaObject, input: unknown): InputCheck
   const validate = validatorFor(schema);
   if (validate(input)) return { ok: true };
   return { ok: false, message: describeErrors(validate.errors ?? []) };
+}
+
+/** Validates any JSON value against a schema that compiles (see schemaProblem); `name` leads each message. */
+export function checkValue(schema: JsonSchemaObject, value: unknown, name: string): InputCheck {
+  const validate = validatorFor(schema);
+  if (validate(value)) return { ok: true };
+  return { ok: false, message: describeErrors(validate.errors ?? [], name) };
 }
 
 function validatorFor(schema: JsonSchemaObject): ValidateFunction {
@@ -65,9 +77,9 @@ function validatorFor(schema: JsonSchemaObject): ValidateFunction {
   byText.set(text, { validate, compiled });
   return validate;
 }
-function describeErrors(errors: readonly ErrorObject[]): string {
+function describeErrors(errors: readonly ErrorObject[], name = "input"): string {
   const lines = errors.slice(0, 10).map((error) => {
-    const path = error.instancePath === "" ? "input" : `input${error.instancePath.replaceAll("/", ".")}`;
+    const path = error.instancePath === "" ? name : `${name}${error.instancePath.replaceAll("/", ".")}`;
     const extra =
       error.keyword === "additionalProperties"
         ? ` ("${String(error.params.additionalProperty)}")`

@@ -1,5 +1,8 @@
 import type { ToolDefinition } from "@wakeloop/contracts";
 import { describe, expect, it } from "vitest";
+import { navigationTools } from "./builtins/navigation";
+import { subSessionTools } from "./builtins/sub-sessions";
+import { uiTools } from "./builtins/ui";
 import { applyPolicyPipeline } from "./policy-pipeline";
 import { createToolRegistry, customToolDefinition } from "./registry";
 import { policyContext } from "./test-context";
@@ -52,9 +55,18 @@ describe("profile step", () => {
     }
   });
 
-  it("the messaging profile holds ask_user and the permission views only (today)", () => {
+  it("the messaging profile holds ask_user, the UI tools, the session tools and the permission views", () => {
     const tools = names(applyPolicyPipeline(policyContext({ globalPolicy: { profile: "messaging" } })).tools);
-    expect(tools).toEqual(["ask_user", "permissions_check", "permissions_describe"]);
+    expect(tools).toEqual(
+      [
+        "ask_user",
+        "permissions_check",
+        "permissions_describe",
+        ...navigationTools.map((tool) => tool.name),
+        ...subSessionTools.map((tool) => tool.name),
+        ...uiTools.map((tool) => tool.name),
+      ].sort(),
+    );
   });
 });
 
@@ -230,6 +242,16 @@ describe("sub-session depth and owner-only steps", () => {
     });
     const shallow = applyPolicyPipeline({ ...policyContext({ subSessionDepth: 1 }), registry });
     expect(names(shallow.tools)).toContain("spawn_session");
+  });
+
+  it("removes session-spawning tools once the session has spawned its maximum of children", () => {
+    const full = applyPolicyPipeline({ ...policyContext({ subSessionChildren: 10 }), registry });
+    expect(exclusionOf(full, "spawn_session")).toMatchObject({
+      step: "sub_session_depth",
+      rule: "sub_session.max_children:10",
+    });
+    const room = applyPolicyPipeline({ ...policyContext({ subSessionChildren: 9 }), registry });
+    expect(names(room.tools)).toContain("spawn_session");
   });
 
   it("removes owner-only tools for a caller who is not the owner", () => {

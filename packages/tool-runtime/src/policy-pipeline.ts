@@ -11,6 +11,7 @@ import type { Exclusion, PipelineStep } from "./effective-tool-set";
 import { TOOL_PROFILES } from "./profiles";
 import type { ToolRegistry } from "./registry";
 import { firstMatch } from "./selectors";
+import { type SpawnPlace, type SubSessionLimits, spawnRefusal } from "./sub-session-limits";
 
 /** Everything the pipeline reads, passed in explicitly: no hidden state, no clock. */
 export interface PolicyContext {
@@ -25,6 +26,10 @@ export interface PolicyContext {
   subSessionDepth: number;
   /** Depth at which sessions may no longer spawn sessions. */
   maxSubSessionDepth: number;
+  /** Sub-sessions this session has spawned. */
+  subSessionChildren: number;
+  /** Sub-sessions at which a session may no longer spawn. */
+  maxSubSessionChildren: number;
   isOwner: boolean;
 }
 
@@ -105,7 +110,13 @@ function pipelineSteps(ctx: PolicyContext): Array<[PipelineStep, Check]> {
     ],
     ["agent_provider", levelCheck(agentPolicy.by_provider?.[provider], `agent.by_provider.${provider}`)],
     ["environment", environmentCheck(env, provider)],
-    ["sub_session_depth", depthCheck(ctx.subSessionDepth, ctx.maxSubSessionDepth)],
+    [
+      "sub_session_depth",
+      spawnCheck(
+        { depth: ctx.subSessionDepth, childCount: ctx.subSessionChildren },
+        { maxDepth: ctx.maxSubSessionDepth, maxChildren: ctx.maxSubSessionChildren },
+      ),
+    ],
     ["owner_only", ownerCheck(ctx.isOwner)],
   ];
 }
@@ -180,14 +191,10 @@ function environmentCheck(env: ToolPolicy | null, provider: ModelProvider): Chec
   ]);
 }
 
-function depthCheck(depth: number, maxDepth: number): Check {
-  return (tool) =>
-    depth >= maxDepth && tool.effects.includes("spawn")
-      ? {
-          rule: `sub_session.max_depth:${maxDepth}`,
-          reason: `session depth ${depth} is at the maximum ${maxDepth}; tools that spawn sessions are removed`,
-        }
-      : null;
+/** The sub-session limits (depth, children per session) remove the tools that spawn sessions. */
+function spawnCheck(place: SpawnPlace, limits: SubSessionLimits): Check {
+  const refusal = spawnRefusal(place, limits);
+  return (tool) => (refusal !== null && tool.effects.includes("spawn") ? refusal : null);
 }
 
 function ownerCheck(isOwner: boolean): Check {

@@ -6,13 +6,19 @@ import type { ToolProfile } from "@wakeloop/contracts";
  * the tools of its MCP servers.
  */
 export const STANDARD_GROUPS = [
+  "automation",
   "custom",
+  "database",
+  "evaluator",
   "fs",
+  "llm",
   "mcp",
   "memory",
   "messaging",
+  "outcomes",
   "permissions",
   "runtime",
+  "self",
   "sessions",
   "state",
   "web",
@@ -21,7 +27,8 @@ export const STANDARD_GROUPS = [
 /**
  * Tool profiles (openclaw §5), as selector lists over managed tools:
  * - `minimal`: only the permission views — the model can see why it cannot act, and nothing else.
- * - `coding`: files, shell and processes, sub-sessions, memory, agent state, ask_user, permission views.
+ * - `coding`: files, shell and processes, sub-sessions, memory, agent state, ask_user, permission views,
+ *   outcomes and their evaluator.
  * - `messaging`: talking to the user and to other sessions, plus the permission views.
  * - `full`: every managed tool.
  * Profiles filter managed tools only: custom and MCP tools were configured on purpose by the agent, so
@@ -37,6 +44,8 @@ export const TOOL_PROFILES: Readonly<Record<ToolProfile, readonly string[]>> = {
     "group:state",
     "group:messaging",
     "group:permissions",
+    "group:outcomes",
+    "group:evaluator",
   ],
   messaging: ["group:messaging", "group:sessions", "group:permissions"],
   full: ["*"],

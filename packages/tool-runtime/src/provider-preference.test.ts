@@ -24,6 +24,24 @@ describe("applyProviderPreference", () => {
     expect(result.excluded[0]).toMatchObject({ tool: "apply_patch", rule: "provider_preference:edit" });
   });
 
+  it("hides fetch_url while web_fetch, the same tool, is offered; keeps it when it is the only one", () => {
+    const fetchTools = managedTools.filter((tool) =>
+      ["web_fetch", "fetch_url", "web_read"].includes(tool.name),
+    );
+    const both = applyProviderPreference(fetchTools, "anthropic");
+    expect(both.tools.map((tool) => tool.name).sort()).toEqual(["web_fetch", "web_read"]);
+    expect(both.excluded).toEqual([
+      {
+        tool: "fetch_url",
+        step: "provider_preference",
+        rule: "alias_of:web_fetch",
+        reason: "fetch_url is another name of web_fetch; it is hidden while web_fetch is available",
+      },
+    ]);
+    const aliasOnly = fetchTools.filter((tool) => tool.name !== "web_fetch");
+    expect(applyProviderPreference(aliasOnly, "openai")).toEqual({ tools: aliasOnly, excluded: [] });
+  });
+
   it("never hides the only editing tool left", () => {
     const withoutPatch = editTools.filter((tool) => tool.name !== "apply_patch");
     expect(applyProviderPreference(withoutPatch, "openai")).toEqual({ tools: withoutPatch, excluded: [] });

@@ -12,23 +12,38 @@ export const PREFERRED_EDIT_TOOL: Readonly<Record<ModelProvider, { prefer: strin
   gemini: { prefer: "edit", hide: "apply_patch" },
 };
 
+/**
+ * Tools registered under a second name from another reference (personal-agent's `fetch_url` is
+ * OpenClaw's `web_fetch`, one executor serving both). Offering both would only spend the model's
+ * context on one schema twice, so the alias is hidden while its tool is in the set; a policy that
+ * allows only the alias still gets it.
+ */
+export const TOOL_ALIASES: Readonly<Record<string, string>> = { fetch_url: "web_fetch" };
+
 export function applyProviderPreference<T extends ToolDefinition>(
   tools: readonly T[],
   provider: ModelProvider,
 ): { tools: T[]; excluded: Exclusion[] } {
+  const names = new Set(tools.map((tool) => tool.name));
+  const excluded: Exclusion[] = [];
   const { prefer, hide } = PREFERRED_EDIT_TOOL[provider];
-  if (!tools.some((tool) => tool.name === prefer) || !tools.some((tool) => tool.name === hide)) {
-    return { tools: [...tools], excluded: [] };
+  if (names.has(prefer) && names.has(hide)) {
+    excluded.push({
+      tool: hide,
+      step: "provider_preference",
+      rule: `provider_preference:${prefer}`,
+      reason: `${provider} models edit files with ${prefer}; ${hide} is hidden while ${prefer} is available`,
+    });
   }
-  return {
-    tools: tools.filter((tool) => tool.name !== hide),
-    excluded: [
-      {
-        tool: hide,
-        step: "provider_preference",
-        rule: `provider_preference:${prefer}`,
-        reason: `${provider} models edit files with ${prefer}; ${hide} is hidden while ${prefer} is available`,
-      },
-    ],
-  };
+  for (const [alias, of] of Object.entries(TOOL_ALIASES)) {
+    if (!names.has(alias) || !names.has(of)) continue;
+    excluded.push({
+      tool: alias,
+      step: "provider_preference",
+      rule: `alias_of:${of}`,
+      reason: `${alias} is another name of ${of}; it is hidden while ${of} is available`,
+    });
+  }
+  const hidden = new Set(excluded.map((exclusion) => exclusion.tool));
+  return { tools: tools.filter((tool) => !hidden.has(tool.name)), excluded };
 }

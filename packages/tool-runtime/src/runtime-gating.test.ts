@@ -20,6 +20,7 @@ const tools = [
   tool("child_only", ["session.is_child"]),
   tool("root_only", ["session.is_root"]),
   tool("remembers", ["memory.ready"]),
+  tool("searches", ["web.search"]),
 ];
 
 describe("applyRuntimeGating", () => {
@@ -27,9 +28,16 @@ describe("applyRuntimeGating", () => {
     const result = applyRuntimeGating(tools, {
       sandboxStatus: "ready",
       memoryReady: true,
+      webSearch: true,
       subSessionDepth: 0,
     });
-    expect(result.tools.map((t) => t.name)).toEqual(["always", "sandboxed", "root_only", "remembers"]);
+    expect(result.tools.map((t) => t.name)).toEqual([
+      "always",
+      "sandboxed",
+      "root_only",
+      "remembers",
+      "searches",
+    ]);
     expect(result.excluded).toEqual([
       {
         tool: "child_only",
@@ -49,6 +57,7 @@ describe("applyRuntimeGating", () => {
     const result = applyRuntimeGating(tools, {
       sandboxStatus: status,
       memoryReady: false,
+      webSearch: false,
       subSessionDepth: 1,
     });
     expect(result.tools.map((t) => t.name)).toEqual(["always", "child_only"]);
@@ -58,6 +67,9 @@ describe("applyRuntimeGating", () => {
     );
     expect(result.excluded.find((e) => e.tool === "remembers")?.reason).toBe(
       "needs memory.ready; the memory service is not ready",
+    );
+    expect(result.excluded.find((e) => e.tool === "searches")?.reason).toBe(
+      "needs web.search; the operator configured no search backend (WEB_SEARCH_URL)",
     );
   });
 });

@@ -9,6 +9,8 @@ export interface RuntimeFacts {
   /** From the last `sandbox.status` event; null when the session has no sandbox (yet). */
   sandboxStatus: SandboxStatusValue | null;
   memoryReady: boolean;
+  /** The operator configured a search backend (a platform setting, the same for every session). */
+  webSearch: boolean;
 }
 
 /** The facts plus what the gating also needs from the policy context (root or child session). */
@@ -56,5 +58,7 @@ function unmetReason(fact: AvailabilityFact, facts: GatingFacts): string | null 
       return facts.subSessionDepth === 0 ? null : `this is a sub-session (depth ${facts.subSessionDepth})`;
     case "memory.ready":
       return facts.memoryReady ? null : "the memory service is not ready";
+    case "web.search":
+      return facts.webSearch ? null : "the operator configured no search backend (WEB_SEARCH_URL)";
   }
 }

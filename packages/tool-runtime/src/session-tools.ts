@@ -7,20 +7,30 @@ import { agentToolRegistry } from "./registry";
 export interface PlatformToolSettings {
   globalToolPolicy: ToolPolicy;
   maxSubSessionDepth: number;
+  /** A search backend is configured, so `web_search` can be offered. */
+  webSearch: boolean;
+  maxChildrenPerSession: number;
 }
 
-/** What of a session decides its tools: its pinned agent, its environment, its place and its sandbox. */
+/**
+ * What of a session decides its tools: its pinned agent, its environment, its place, its sandbox, and
+ * whether the memory service answers.
+ */
 export interface SessionToolInputs {
   agent: Pick<AgentSpec, "model" | "tools" | "tool_policy">;
   environmentPolicy: ToolPolicy | null;
-  parentSessionId: string | null;
+  /** 0 for a root session, its parent's + 1 for a sub-session. */
+  depth: number;
+  /** Sub-sessions it has spawned (`state.child_session_ids`). */
+  childCount: number;
   sandboxStatus: SandboxStatusValue | null;
+  memoryReady: boolean;
 }
 
 /**
  * A session's effective tools for its next turn, the one way every service computes them (the harness
  * before each model request and at execution, the gateway's `/tools`), so what the API explains is what
- * the model gets. Memory is not tracked as a runtime fact yet, so memory tools stay gated out.
+ * the model gets.
  */
 export function sessionEffectiveTools(
   session: SessionToolInputs,
@@ -33,10 +43,12 @@ export function sessionEffectiveTools(
       agent: session.agent,
       environmentPolicy: session.environmentPolicy,
       provider: toolProviderOf(session.agent.model),
-      subSessionDepth: session.parentSessionId === null ? 0 : 1,
+      subSessionDepth: session.depth,
       maxSubSessionDepth: settings.maxSubSessionDepth,
+      subSessionChildren: session.childCount,
+      maxSubSessionChildren: settings.maxChildrenPerSession,
       isOwner: true,
     },
-    { sandboxStatus: session.sandboxStatus, memoryReady: false },
+    { sandboxStatus: session.sandboxStatus, memoryReady: session.memoryReady, webSearch: settings.webSearch },
   );
 }

@@ -20,10 +20,12 @@ export function policyContext(
     provider: "anthropic",
     subSessionDepth: 0,
     maxSubSessionDepth: 2,
+    subSessionChildren: 0,
+    maxSubSessionChildren: 10,
     isOwner: true,
     ...rest,
   };
 }
 
-export const sandboxReady: RuntimeFacts = { sandboxStatus: "ready", memoryReady: true };
-export const noSandbox: RuntimeFacts = { sandboxStatus: null, memoryReady: true };
+export const sandboxReady: RuntimeFacts = { sandboxStatus: "ready", memoryReady: true, webSearch: true };
+export const noSandbox: RuntimeFacts = { sandboxStatus: null, memoryReady: true, webSearch: true };

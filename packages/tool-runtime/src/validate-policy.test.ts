@@ -47,7 +47,9 @@ describe("validateAgentTools", () => {
     expect(error.message).toContain('"reed" in tool_policy.allow');
     expect(error.message).toContain('"group:nope" in tool_policy.allow');
     expect(error.message).toContain('"shel_*" in tool_policy.by_provider.gemini.deny');
-    expect(error.message).toContain("Valid tool names: apply_patch, ask_user, bash,");
+    expect(error.message).toContain(
+      "Valid tool names: agent_compare_setup, agent_describe_setup, apply_patch, ask_user, bash,",
+    );
     expect(error.message).toContain("group:fs");
     expect(error.details).toMatchObject({
       unknown: expect.arrayContaining([{ selector: "reed", where: "tool_policy.allow" }]),

@@ -1,6 +1,7 @@
 import {
   Agent,
   AgentPage,
+  AgentVersionDiff,
   AgentVersionPage,
   ApiError,
   Environment,
@@ -59,6 +60,45 @@ describe("agents", () => {
       (await gw.request("GET", `/v1/agents/${v1.id}/versions?limit=1`, { key })).body,
     );
     expect(paged).toMatchObject({ next_after_version: 1, data: [{ version: 1 }] });
+  });
+
+  it("diffs two versions and rolls back to one as a new latest version", async () => {
+    const v1 = await createAgent({ system: "Be terse.\nUse metric units." });
+    await gw.request("POST", `/v1/agents/${v1.id}`, {
+      key,
+      body: { system: "Be terse.\nUse imperial units." },
+    });
+    const diff = await gw.request("GET", `/v1/agents/${v1.id}/versions/diff`, { key });
+    expect(diff.status).toBe(200);
+    expect(AgentVersionDiff.parse(diff.body)).toMatchObject({ from: 1, to: 2, changes: [] });
+    expect((diff.body as AgentVersionDiff).system_diff).toContain("+Use imperial units.");
+
+    const rolled = await gw.request("POST", `/v1/agents/${v1.id}/rollback`, { key, body: { version: 1 } });
+    expect(rolled.status).toBe(200);
+    expect(Agent.parse(rolled.body)).toMatchObject({ version: 3, system: v1.system });
+    const back = await gw.request("GET", `/v1/agents/${v1.id}/versions/diff?from=1&to=3`, { key });
+    expect(back.body).toMatchObject({ system_diff: "", changes: [] });
+    // Rolling back to what the latest already is makes no version.
+    const again = await gw.request("POST", `/v1/agents/${v1.id}/rollback`, { key, body: { version: 3 } });
+    expect(Agent.parse(again.body).version).toBe(3);
+  });
+
+  it("answers a rollback or diff naming a missing version with a 404 or 400 and stores nothing", async () => {
+    const agent = await createAgent();
+    const missing = await gw.request("POST", `/v1/agents/${agent.id}/rollback`, {
+      key,
+      body: { version: 9 },
+    });
+    expect(missing.status).toBe(404);
+    const invalid = await gw.request("POST", `/v1/agents/${agent.id}/rollback`, {
+      key,
+      body: { version: 0 },
+    });
+    expect(invalid.status).toBe(400);
+    expect((await gw.request("GET", `/v1/agents/${agent.id}/versions/diff?from=5`, { key })).status).toBe(
+      404,
+    );
+    expect(Agent.parse((await gw.request("GET", `/v1/agents/${agent.id}`, { key })).body).version).toBe(1);
   });
 
   it("makes no version for an update that changes nothing", async () => {

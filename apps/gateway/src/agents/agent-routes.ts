@@ -1,14 +1,16 @@
-import { GetAgentQuery, ListAgentVersionsQuery, ListQuery } from "@wakeloop/contracts";
+import { AgentVersionDiffQuery, GetAgentQuery, ListAgentVersionsQuery, ListQuery } from "@wakeloop/contracts";
 import type { RouteDeps } from "../gateway-deps";
 import { providedFields } from "../http/provided-fields";
 import { defineRoute, type Route } from "../http/route";
 import { defaultBudget, requireWithinCap } from "../quotas/budget-policy";
+import { diffAgentVersions } from "./agent-diff";
 import {
   archiveAgent,
   findAgent,
   insertAgent,
   listAgents,
   listAgentVersions,
+  rollbackAgent,
   updateAgent,
 } from "./agent-store";
 import { agentValidator } from "./validate-agent";
@@ -86,6 +88,50 @@ export function agentRoutes({ db, clock, config }: RouteDeps): Route[] {
       query: ListAgentVersionsQuery,
       response: { status: 200, body: "AgentVersionPage", description: "A page of versions" },
       handler: ({ principal, params, query }) => listAgentVersions(db, principal.tenantId, params.id, query),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/agents/{id}/versions/diff",
+      operationId: "diffAgentVersions",
+      summary: "Compare two versions: a unified diff of the system prompt and the other fields that changed",
+      tag: "agents",
+      access: "member",
+      query: AgentVersionDiffQuery,
+      response: {
+        status: 200,
+        body: "AgentVersionDiff",
+        description: "What changed from one version to the other",
+      },
+      handler: async ({ principal, params, query }) => {
+        const to = (await findAgent(db, principal.tenantId, params.id, query.to)).agent;
+        const fromVersion = query.from ?? Math.max(1, to.version - 1);
+        const from = (await findAgent(db, principal.tenantId, params.id, fromVersion)).agent;
+        return diffAgentVersions(from, to);
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/agents/{id}/rollback",
+      operationId: "rollbackAgent",
+      summary:
+        "Roll back to an earlier version: its spec becomes a new latest version (history keeps every version)",
+      tag: "agents",
+      access: "owner",
+      body: "RollbackAgentRequest",
+      response: {
+        status: 200,
+        body: "Agent",
+        description: "The new latest version (the latest one when it already has that version's spec)",
+      },
+      handler: ({ principal, params, body }) =>
+        rollbackAgent(
+          db,
+          principal.tenantId,
+          params.id,
+          { version: body.version, applyToSessions: body.apply_to_sessions },
+          validateAgent,
+          clock.now(),
+        ),
     }),
     defineRoute({
       method: "POST",

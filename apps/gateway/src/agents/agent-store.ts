@@ -1,7 +1,15 @@
 import { type Agent, AgentSpec, type ListQuery, WakeloopError } from "@wakeloop/contracts";
-import { type Database, newId, readJson, withTenant } from "@wakeloop/db";
+import {
+  type Database,
+  type LatestAgentVersion,
+  newId,
+  readJson,
+  repinSessions,
+  reviseAgent,
+  withTenant,
+} from "@wakeloop/db";
 import { stableStringify } from "@wakeloop/tool-runtime";
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import { notFound } from "../http/api-error";
 import { parseInput } from "../http/parse-input";
 
@@ -146,16 +154,18 @@ export async function listAgentVersions(
   };
 }
 
-async function lockAgent(trx: Transaction<Database>, tenantId: string, agentId: string) {
-  const row = await trx
-    .selectFrom("agents")
-    .select(["latest_version", "archived_at"])
-    .where("tenant_id", "=", tenantId)
-    .where("id", "=", agentId)
-    .forUpdate()
-    .executeTakeFirst();
-  if (row === undefined) throw notFound("agent", agentId);
-  return row;
+/** The archived agent refuses new versions: it starts no sessions, so nothing would run them. */
+function requireActive(latest: LatestAgentVersion, agentId: string): void {
+  if (latest.archived) {
+    throw new WakeloopError("agent_archived", `agent ${agentId} is archived and cannot change`, {
+      details: { id: agentId },
+    });
+  }
+}
+
+function readSpec(spec: unknown): AgentSpec {
+  // Stored specs hold every field; `strip` drops nothing there but keeps the read tolerant.
+  return readJson(AgentSpec.strip(), spec, "agent spec");
 }
 
 /**
@@ -163,7 +173,7 @@ async function lockAgent(trx: Transaction<Database>, tenantId: string, agentId: 
  * only: a given `model` or `tools` replaces the old one whole). The agent row is locked, so concurrent
  * updates get consecutive versions. A patch that changes nothing makes no version.
  */
-export function updateAgent(
+export async function updateAgent(
   db: Kysely<Database>,
   tenantId: string,
   agentId: string,
@@ -171,38 +181,56 @@ export function updateAgent(
   validate: (spec: AgentSpec) => void,
   now: Date,
 ): Promise<Agent> {
-  return withTenant(db, tenantId, async (trx) => {
-    const locked = await lockAgent(trx, tenantId, agentId);
-    if (locked.archived_at !== null) {
-      throw new WakeloopError("agent_archived", `agent ${agentId} is archived and cannot change`, {
-        details: { id: agentId },
-      });
-    }
-    const { agent: latest } = await findAgent(trx, tenantId, agentId, locked.latest_version);
-    // The spec is strict about request bodies; here it drops the id, version and timestamps of the Agent.
-    const latestSpec = AgentSpec.strip().parse(latest);
-    const spec = parseInput(AgentSpec, { ...latestSpec, ...patch }, "agent");
-    validate(spec);
-    if (stableStringify(spec) === stableStringify(latestSpec)) return latest;
+  const revised = await reviseAgent(
+    db,
+    { tenantId, agentId },
+    (latest) => {
+      requireActive(latest, agentId);
+      const latestSpec = readSpec(latest.spec);
+      const spec = parseInput(AgentSpec, { ...latestSpec, ...patch }, "agent");
+      validate(spec);
+      return stableStringify(spec) === stableStringify(latestSpec) ? null : { name: spec.name, spec };
+    },
+    now,
+  );
+  if (revised === null) throw notFound("agent", agentId);
+  return (await findAgent(db, tenantId, agentId, revised.version)).agent;
+}
 
-    const version = locked.latest_version + 1;
-    await trx
-      .updateTable("agents")
-      .set({ latest_version: version, name: spec.name, updated_at: now })
-      .where("id", "=", agentId)
-      .execute();
-    await trx
-      .insertInto("agent_versions")
-      .values({
-        agent_id: agentId,
-        version,
-        tenant_id: tenantId,
-        spec: JSON.stringify(spec),
-        created_at: now,
-      })
-      .execute();
-    return { ...spec, id: agentId, version, created_at: latest.created_at, updated_at: now.toISOString() };
+/**
+ * Rolls the agent back to an earlier version: its spec becomes a new latest version (versions never
+ * change, so history keeps the versions in between). Sessions keep the version they run unless
+ * `applyToSessions` moves the agent's unfinished sessions onto the new one, in the same transaction.
+ */
+export async function rollbackAgent(
+  db: Kysely<Database>,
+  tenantId: string,
+  agentId: string,
+  target: { version: number; applyToSessions: boolean },
+  validate: (spec: AgentSpec) => void,
+  now: Date,
+): Promise<Agent> {
+  const scope = { tenantId, agentId };
+  const targetSpec = AgentSpec.strip().parse((await findAgent(db, tenantId, agentId, target.version)).agent);
+  // The operator's model list may have changed since that version was made.
+  validate(targetSpec);
+  const version = await withTenant(db, tenantId, async (trx) => {
+    const revised = await reviseAgent(
+      trx,
+      scope,
+      (latest) => {
+        requireActive(latest, agentId);
+        return stableStringify(readSpec(latest.spec)) === stableStringify(targetSpec)
+          ? null
+          : { name: targetSpec.name, spec: targetSpec };
+      },
+      now,
+    );
+    if (revised === null) throw notFound("agent", agentId);
+    if (target.applyToSessions) await repinSessions(trx, scope, revised.version);
+    return revised.version;
   });
+  return (await findAgent(db, tenantId, agentId, version)).agent;
 }
 
 /** Archived agents start no new sessions; their versions stay readable. Archiving twice is a no-op. */

@@ -1,5 +1,5 @@
 import { ListEventsQuery } from "@wakeloop/contracts";
-import { readEvents } from "@wakeloop/db";
+import { idleDescendants, readEvents } from "@wakeloop/db";
 import type { RouteDeps } from "../gateway-deps";
 import { defineRoute, type Route } from "../http/route";
 import { requireSession } from "../sessions/session-store";
@@ -78,7 +78,8 @@ export function eventRoutes({ db, bus, clock }: RouteDeps): Route[] {
       method: "GET",
       path: "/v1/sessions/{id}/pending",
       operationId: "listPending",
-      summary: "The confirmations and custom tool results the session waits on",
+      summary:
+        "The confirmations and custom tool results the session waits on, and its sub-sessions' confirmations",
       tag: "events",
       access: "member",
       response: {
@@ -86,9 +87,18 @@ export function eventRoutes({ db, bus, clock }: RouteDeps): Route[] {
         body: "PendingResponse",
         description: "Open actions, in the order they were asked",
       },
-      handler: async ({ principal, params }) => ({
-        data: (await requireSession(db, principal.tenantId, params.id)).state.pending_actions,
-      }),
+      handler: async ({ principal, params }) => {
+        const session = await requireSession(db, principal.tenantId, params.id);
+        // A sub-session's approvals surface here too, so one person answers them from the parent.
+        const target = { tenantId: principal.tenantId, sessionId: params.id };
+        const children = await idleDescendants(db, target, { lock: false });
+        const approvals = children.flatMap((child) =>
+          child.state.pending_actions
+            .filter((action) => action.kind === "tool_confirmation")
+            .map((action) => ({ ...action, session_id: child.sessionId })),
+        );
+        return { data: [...session.state.pending_actions, ...approvals] };
+      },
     }),
   ];
 }

@@ -1,9 +1,10 @@
 import { PostEventsResponse, type SessionEvent, type UserEventInput } from "@wakeloop/contracts";
-import { append, type Database, isUniqueViolation, withTenant } from "@wakeloop/db";
-import type { Kysely } from "kysely";
+import { append, type Database, idleDescendants, isUniqueViolation, withTenant } from "@wakeloop/db";
+import type { Kysely, Transaction } from "kysely";
 import { lockSessionState } from "../sessions/session-lock";
 import { checkUserEvents } from "./check-user-events";
 import { type IdempotencyClaim, recordedResponse, recordResponse } from "./idempotency";
+import { type Descendant, routeChildAnswers } from "./route-child-answers";
 
 export interface PostUserEventsInput {
   tenantId: string;
@@ -37,14 +38,21 @@ export async function postUserEvents(
         const recorded = await recordedResponse(trx, input.tenantId, idempotency, PostEventsResponse);
         if (recorded !== null) return { events: recorded.body.events, replayed: true };
       }
-      checkUserEvents(await lockSessionState(trx, input.tenantId, input.sessionId), input.events);
-
+      const state = await lockSessionState(trx, input.tenantId, input.sessionId);
+      // Confirmations the parent does not await may be its sub-sessions' approvals, answered from here.
+      const routed = routeChildAnswers(state, await waitingDescendants(trx, input, state), input.events);
+      checkUserEvents(state, routed.own);
       const events = await append(trx, {
         tenantId: input.tenantId,
         sessionId: input.sessionId,
-        events: input.events,
+        events: routed.own,
         now: input.now,
       });
+      for (const [sessionId, answers] of routed.children) {
+        events.push(
+          ...(await append(trx, { tenantId: input.tenantId, sessionId, events: answers, now: input.now })),
+        );
+      }
       if (idempotency !== null) {
         await recordResponse(trx, input.tenantId, idempotency, { statusCode: ACCEPTED, body: { events } });
       }
@@ -58,4 +66,18 @@ export async function postUserEvents(
     }
     throw error;
   }
+}
+
+/** The sub-sessions to route answers to, locked; read only when a confirmation is not the parent's. */
+function waitingDescendants(
+  trx: Transaction<Database>,
+  input: PostUserEventsInput,
+  state: { pending_actions: readonly { event_id: string }[] },
+): Promise<Descendant[]> {
+  const foreign = input.events.some(
+    (event) =>
+      event.type === "user.tool_confirmation" &&
+      !state.pending_actions.some((action) => action.event_id === event.tool_use_id),
+  );
+  return foreign ? idleDescendants(trx, input, { lock: true }) : Promise.resolve([]);
 }

@@ -1,5 +1,5 @@
 import { TraceQuery } from "@wakeloop/contracts";
-import { withTenant } from "@wakeloop/db";
+import { listSessionWakes } from "@wakeloop/db";
 import { readTrace } from "@wakeloop/telemetry";
 import type { RouteDeps } from "../gateway-deps";
 import { notFound } from "../http/api-error";
@@ -20,17 +20,11 @@ export function traceRoute({ db }: RouteDeps): Route {
     handler: async ({ principal, params, query }) => {
       const tenantId = principal.tenantId;
       await requireSession(db, tenantId, params.id);
-      const wakes = await withTenant(db, tenantId, (trx) => {
-        let select = trx
-          .selectFrom("wakes")
-          .select("id")
-          .where("tenant_id", "=", tenantId)
-          .where("session_id", "=", params.id)
-          .orderBy("created_at", "desc")
-          .orderBy("id", "desc")
-          .limit(query.limit);
-        if (query.wake_id !== undefined) select = select.where("id", "=", query.wake_id);
-        return select.execute();
+      const wakes = await listSessionWakes(db, {
+        tenantId,
+        sessionId: params.id,
+        limit: query.limit,
+        ...(query.wake_id !== undefined && { wakeId: query.wake_id }),
       });
       const rows = wakes.reverse();
       if (query.wake_id !== undefined && rows.length === 0)

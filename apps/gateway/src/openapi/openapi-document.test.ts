@@ -34,7 +34,22 @@ const ROUTES = [
   "GET /v1/agents/{id}",
   "POST /v1/agents/{id}",
   "GET /v1/agents/{id}/versions",
+  "GET /v1/agents/{id}/versions/diff",
+  "POST /v1/agents/{id}/rollback",
   "POST /v1/agents/{id}/archive",
+  "POST /v1/agents/{id}/scheduled_tasks",
+  "GET /v1/agents/{id}/scheduled_tasks",
+  "GET /v1/agents/{id}/scheduled_tasks/{task_id}",
+  "POST /v1/agents/{id}/scheduled_tasks/{task_id}/enable",
+  "POST /v1/agents/{id}/scheduled_tasks/{task_id}/disable",
+  "DELETE /v1/agents/{id}/scheduled_tasks/{task_id}",
+  "GET /v1/agents/{id}/memory",
+  "GET /v1/agents/{id}/memory/{store}/entries",
+  "GET /v1/agents/{id}/memory/{store}/entry",
+  "PUT /v1/agents/{id}/memory/{store}/entry",
+  "DELETE /v1/agents/{id}/memory/{store}/entry",
+  "GET /v1/agents/{id}/memory/{store}/versions",
+  "GET /v1/agents/{id}/memory-versions/{version_id}",
   "PUT /v1/provider_credentials/{provider}",
   "GET /v1/provider_credentials",
   "DELETE /v1/provider_credentials/{provider}",
@@ -122,6 +137,10 @@ describe("GET /v1/openapi.json", () => {
     expect(JSON.stringify(at(document, "components", "schemas", "PostEventsRequest"))).toContain(
       "user.tool_confirmation",
     );
+    // So is every event a client renders, UI blocks with their kinds included.
+    const sessionEvent = JSON.stringify(at(document, "components", "schemas", "SessionEvent"));
+    for (const text of ["agent.ui_message", "agent.ui_blocks", "submitLabel", "chartType"])
+      expect(sessionEvent).toContain(text);
   });
 
   it("resolves every reference inside the document", () => {

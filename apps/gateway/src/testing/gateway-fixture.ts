@@ -5,7 +5,13 @@ import type { ToolPolicy } from "@wakeloop/contracts";
 import type { Database } from "@wakeloop/db";
 import type { ModelEndpointPolicy } from "@wakeloop/model-providers";
 import type { CredentialKey } from "@wakeloop/provider-credentials";
-import { type SandboxLimits, SandboxLimitsEnv, sandboxLimits } from "@wakeloop/service-kit";
+import {
+  MemoryLimitsEnv,
+  memoryLimits,
+  type SandboxLimits,
+  SandboxLimitsEnv,
+  sandboxLimits,
+} from "@wakeloop/service-kit";
 import { createLogger } from "@wakeloop/telemetry";
 import {
   cleanupPrefix,
@@ -98,13 +104,20 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
         streamsPerKey: 100,
         openSessionsPerTenant: 0,
         budgets: { defaultTokens: null, maxTokens: null },
+        scheduledTasksPerAgent: 50,
         ...options.quotas,
       },
       sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
-      tools: { globalToolPolicy: options.globalToolPolicy ?? {}, maxSubSessionDepth: 2 },
+      tools: {
+        globalToolPolicy: options.globalToolPolicy ?? {},
+        maxSubSessionDepth: 2,
+        maxChildrenPerSession: 10,
+        webSearch: false,
+      },
       models: options.models ?? { egress: { allowedHosts: [] }, baseUrlHosts: [], compatibleKeyHosts: [] },
       credentialKeys: options.credentialKeys ?? [{ id: "test", key: randomBytes(32) }],
       sandboxLimits: options.sandboxLimits ?? sandboxLimits(SandboxLimitsEnv.parse({})),
+      memoryLimits: memoryLimits(MemoryLimitsEnv.parse({})),
     },
   });
   const port = await server.listen(0, "127.0.0.1");

@@ -70,6 +70,17 @@ describe("GET /v1/sessions/{id}/tools", () => {
     expect((await toolsOf(sessionId)).tools.map((tool) => tool.name)).toContain("shell_run");
   });
 
+  it("without a search backend, web_search is excluded by runtime gating and says what to configure", async () => {
+    const { tools, excluded } = await toolsOf(await sessionWith({}));
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["web_fetch", "web_read"]));
+    expect(excluded).toContainEqual({
+      tool: "web_search",
+      step: "runtime_gating",
+      rule: "availability:web.search",
+      reason: "needs web.search; the operator configured no search backend (WEB_SEARCH_URL)",
+    });
+  });
+
   it("uses the session's pinned agent version, not the latest", async () => {
     const agent = Agent.parse((await gw.request("POST", "/v1/agents", { key, body: agentBody() })).body);
     const session = Session.parse(

@@ -1,3 +1,4 @@
+import { createMemoryClient } from "@wakeloop/memory-client";
 import { sessionEffectiveTools } from "@wakeloop/tool-runtime";
 import { findAgent } from "../agents/agent-store";
 import { findEnvironment } from "../environments/environment-store";
@@ -10,7 +11,9 @@ import { requireSession } from "../sessions/session-store";
  * exclusion with the pipeline step that made it, computed as the harness computes them, from the
  * session's pinned agent version, its environment and its projection.
  */
-export function toolsRoute({ db, config }: RouteDeps): Route {
+export function toolsRoute({ db, bus, config }: RouteDeps): Route {
+  // Memory tools are offered while the memory service answers, as the harness decides at wake start.
+  const memory = createMemoryClient(bus);
   return defineRoute({
     method: "GET",
     path: "/v1/sessions/{id}/tools",
@@ -31,8 +34,10 @@ export function toolsRoute({ db, config }: RouteDeps): Route {
         {
           agent,
           environmentPolicy: environment?.tool_policy ?? null,
-          parentSessionId: session.parent_session_id,
+          depth: session.depth,
+          childCount: session.state.child_session_ids.length,
           sandboxStatus: session.state.sandbox_status,
+          memoryReady: await memory.ready(),
         },
         config.tools,
       );

@@ -1,3 +1,4 @@
+import type { ModelConfig } from "@wakeloop/contracts";
 import type { ModelRequest, ModelToolSpec } from "@wakeloop/model-providers";
 import {
   type EffectiveToolSet,
@@ -24,15 +25,18 @@ function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
     byStatus = new Map();
     toolSets.set(view, byStatus);
   }
-  const key = view.state.sandbox_status ?? "none";
+  // Spawning within the wake can reach the children limit, which changes the set as the sandbox does.
+  const key = `${view.state.sandbox_status ?? "none"}:${view.state.child_session_ids.length}`;
   let entry = byStatus.get(key);
   if (entry === undefined) {
     const effective = sessionEffectiveTools(
       {
         agent: view.agent,
         environmentPolicy: view.environment?.spec.tool_policy ?? null,
-        parentSessionId: view.parentSessionId,
+        depth: view.depth,
+        childCount: view.state.child_session_ids.length,
         sandboxStatus: view.state.sandbox_status,
+        memoryReady: view.memory.ready,
       },
       settings,
     );
@@ -41,6 +45,26 @@ function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
     byStatus.set(key, entry);
   }
   return entry;
+}
+
+/**
+ * The agent's system prompt, followed by the index of its enabled skills (names and one-line
+ * descriptions; bodies are read on demand with skills_read) when it has any, and the memory entries
+ * recalled at wake start for the new input.
+ */
+export function systemPrompt(view: SessionView): string {
+  const { skills, recalled } = view.memory;
+  let prompt = view.agent.system;
+  if (skills.length > 0) {
+    const index = skills.map((skill) => `- ${skill.name}: ${skill.description}`).join("\n");
+    prompt += `\n\n## Skills\nRead a skill with skills_read before following it.\n${index}`;
+  }
+  // What varies per wake comes last, so the rest stays a cacheable prefix.
+  if (recalled.length > 0) {
+    const entries = recalled.map((section) => section.text).join("\n\n");
+    prompt += `\n\n## Recalled memory\nEntries of your memory that match the new input; reread one with memory_read before relying on it.\n\n${entries}`;
+  }
+  return prompt;
 }
 
 const histories = new WeakMap<SessionView, History>();
@@ -64,6 +88,35 @@ export function effectiveTools(view: SessionView, settings: WakeSettings): Effec
   return toolSet(view, settings).effective;
 }
 
+/** The system prompt's estimate: about four characters a token. */
+export function promptTokens(system: string): number {
+  return Math.ceil(system.length / 4);
+}
+
+/** History tokens the next request has room for, after the system prompt, tool schemas and the answer. */
+export function historyBudget(model: ModelConfig, fixedTokens: number): number {
+  return Math.max(1_000, model.context_window_tokens - model.max_output_tokens - fixedTokens);
+}
+
+/** Token estimates of the parts of the next request, as `buildModelRequest` counts them. */
+export function contextFootprint(
+  view: SessionView,
+  settings: WakeSettings,
+): { systemTokens: number; toolSchemaTokens: number; historyTokens: number; selectedHistoryTokens: number } {
+  const { wireTokens } = toolSet(view, settings);
+  const systemTokens = promptTokens(systemPrompt(view));
+  const { messages, tokens } = historyOf(view);
+  const selected = fitToBudget(messages, historyBudget(view.agent.model, systemTokens + wireTokens), tokens);
+  const historyTokens = tokens.reduce((sum, count) => sum + count, 0);
+  const dropped = tokens.slice(0, messages.length - selected.length).reduce((sum, count) => sum + count, 0);
+  return {
+    systemTokens,
+    toolSchemaTokens: wireTokens,
+    historyTokens,
+    selectedHistoryTokens: historyTokens - dropped,
+  };
+}
+
 /**
  * The next model request: effective tools with schemas normalized for the provider, and as much history
  * as fits the model's context window after the system prompt, tools and the answer's room.
@@ -74,14 +127,14 @@ export function buildModelRequest(
 ): { request: ModelRequest; effective: EffectiveToolSet } {
   const { effective, wire: tools, wireTokens } = toolSet(view, settings);
   const model = view.agent.model;
-  const fixed = Math.ceil(view.agent.system.length / 4) + wireTokens;
-  const budget = Math.max(1_000, model.context_window_tokens - model.max_output_tokens - fixed);
+  const system = systemPrompt(view);
+  const budget = historyBudget(model, promptTokens(system) + wireTokens);
   const { messages, tokens } = historyOf(view);
   return {
     effective,
     request: {
       model: model.id,
-      system: view.agent.system,
+      system,
       messages: fitToBudget(messages, budget, tokens),
       tools,
       maxOutputTokens: model.max_output_tokens,

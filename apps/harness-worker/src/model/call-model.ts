@@ -15,6 +15,7 @@ import {
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   GenAiOperation,
 } from "@wakeloop/telemetry";
+import { secondsSince, type WakeMetrics } from "../wake-metrics";
 
 export interface RetryPolicy {
   /** Retries after the first attempt for overload, rate limits and failed requests. */
@@ -38,9 +39,11 @@ export async function callModel(
   tracer: Tracer,
   client: ModelClient,
   request: ModelRequest,
-  options: { signal: AbortSignal; retry: RetryPolicy; hooks: ModelCallHooks },
+  options: { signal: AbortSignal; retry: RetryPolicy; hooks: ModelCallHooks; metrics: WakeMetrics },
 ): Promise<ModelResponse> {
+  const { metrics } = options;
   for (let attempt = 1; ; attempt++) {
+    const started = performance.now();
     try {
       return await tracer.startActiveSpan(`chat ${request.model}`, async (span) => {
         span.setAttributes({
@@ -50,6 +53,13 @@ export async function callModel(
         });
         try {
           const response = await client.complete(request, { signal: options.signal });
+          metrics.modelRequest(client.provider, request.model, secondsSince(started));
+          metrics.tokens(
+            client.provider,
+            request.model,
+            response.usage.input_tokens,
+            response.usage.output_tokens,
+          );
           span.setAttributes({
             [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: response.usage.input_tokens,
             [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: response.usage.output_tokens,
@@ -58,7 +68,9 @@ export async function callModel(
           // here, tools run on exactly the input their agent.tool_use records.
           return toWellFormedText(response);
         } catch (error) {
-          throw recordError(span, asModelError(error));
+          const failure = asModelError(error);
+          metrics.modelRequest(client.provider, request.model, secondsSince(started), failure.code);
+          throw recordError(span, failure);
         } finally {
           span.end();
         }

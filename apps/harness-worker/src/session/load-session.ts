@@ -44,6 +44,7 @@ export async function loadSession(
     agentId: session.agent_id,
     ...specs,
     parentSessionId: session.parent_session_id,
+    depth: session.depth,
     state: session.state,
     events,
   });

@@ -1,5 +1,21 @@
-import type { AgentSpec, EnvironmentSpec, SessionEvent, SessionState } from "@wakeloop/contracts";
+import type {
+  AgentSpec,
+  EnvironmentSpec,
+  SessionEvent,
+  SessionState,
+  SkillSummary,
+} from "@wakeloop/contracts";
 import { reduceSessionState } from "@wakeloop/session-core";
+import type { RecallSection } from "../context/recall-budget";
+
+/** What the memory service told this wake at its start; without an answer its tools are not offered. */
+export interface WakeMemory {
+  ready: boolean;
+  /** The skills index for the system context: enabled skills, names and one-line descriptions. */
+  skills: SkillSummary[];
+  /** Memory entries recalled for the wake's new input, within the recall budget. */
+  recalled: RecallSection[];
+}
 
 /**
  * What one wake knows of its session: the projection and the full event history, kept current from the
@@ -12,6 +28,10 @@ export class SessionView {
   readonly agent: AgentSpec;
   readonly environment: { id: string; spec: EnvironmentSpec } | null;
   readonly parentSessionId: string | null;
+  /** 0 for a root session, its parent's + 1 for a sub-session. */
+  readonly depth: number;
+  /** Set once at wake start (memory.ready runtime fact, skills index, recall), fixed for the wake. */
+  memory: WakeMemory = { ready: false, skills: [], recalled: [] };
   private current: SessionState;
   private readonly history: SessionEvent[];
 
@@ -22,6 +42,7 @@ export class SessionView {
     agent: AgentSpec;
     environment: { id: string; spec: EnvironmentSpec } | null;
     parentSessionId: string | null;
+    depth: number;
     state: SessionState;
     events: SessionEvent[];
   }) {
@@ -31,6 +52,7 @@ export class SessionView {
     this.agent = init.agent;
     this.environment = init.environment;
     this.parentSessionId = init.parentSessionId;
+    this.depth = init.depth;
     this.current = init.state;
     this.history = init.events;
   }

@@ -47,6 +47,10 @@ export class SessionWriter {
     private readonly wake: WakeLease,
   ) {}
 
+  get wakeId(): string {
+    return this.wake.id;
+  }
+
   /** Queues results to commit with the next write. */
   buffer(input: Pick<WriteInput, "events" | "settle">): void {
     this.buffered.events.push(...input.events);

@@ -1,9 +1,18 @@
-import { SandboxToolName } from "@wakeloop/contracts";
+import { MemoryToolName, SandboxToolName } from "@wakeloop/contracts";
 import { checkPermission, describePermissions } from "@wakeloop/tool-runtime";
 import { effectiveTools } from "../context/build-request";
+import { runDataTool } from "./data-tools";
+import { runLlmGenerate } from "./llm-generate";
+import { runNavigationTool } from "./navigation-tools";
+import { EVALUATOR_GATED_TOOLS, evaluatorGate, outcomePosture, runOutcomeTool } from "./outcome-tools";
+import { runSelfEditTool } from "./self-edit-tools";
 import { runStateTool } from "./state-tools";
+import { runSubSessionTool } from "./sub-session-tools";
+import { runTimeTool } from "./time-tools";
 import type { RunnableCall, ToolContext } from "./tool-context";
 import { errorOutcome, jsonOutcome, type ToolOutcome } from "./tool-outcome";
+import { runUiTool } from "./ui-tools";
+import { runWebTool } from "./web-tools";
 
 /** Runs one allowed call on its executor. Throws only for failures of our own machinery. */
 export async function executeTool(ctx: ToolContext, call: RunnableCall): Promise<ToolOutcome> {
@@ -37,6 +46,26 @@ export async function executeTool(ctx: ToolContext, call: RunnableCall): Promise
       }
       return { content: result.content, isError: result.is_error, result: result.result };
     }
+    case "memory": {
+      const tool = MemoryToolName.safeParse(call.tool.name);
+      if (ctx.memory === null || !tool.success) {
+        return errorOutcome(`tool ${call.tool.name} cannot run: this worker has no memory service`);
+      }
+      const refusal = await evaluatorGate(ctx.db, sessionScope(ctx), call.tool.name);
+      if (refusal !== null) return errorOutcome(refusal);
+      const result = await ctx.memory.execute({
+        tenant_id: view.tenantId,
+        agent_id: view.agentId,
+        session_id: view.sessionId,
+        wake_id: ctx.writer.wakeId,
+        tool_call_id: call.id,
+        tool: tool.data,
+        input: call.input,
+      });
+      return { content: result.content, isError: result.is_error, result: result.result };
+    }
+    case "web":
+      return runWebTool(ctx.web, { name: call.tool.name, input: call.input }, ctx.signal);
     default:
       return errorOutcome(
         `tool ${call.tool.name} runs on the ${call.tool.executor} executor, which this platform does not offer yet`,
@@ -47,12 +76,58 @@ export async function executeTool(ctx: ToolContext, call: RunnableCall): Promise
 async function runInline(ctx: ToolContext, call: RunnableCall): Promise<ToolOutcome | null> {
   const { view } = ctx;
   if (call.tool.name === "permissions_describe" || call.tool.name === "permissions_check") {
-    const state = {
-      effective: effectiveTools(view, ctx.settings),
-      pendingActions: view.state.pending_actions,
-    };
-    if (call.tool.name === "permissions_describe") return jsonOutcome(describePermissions(state));
-    return jsonOutcome(checkPermission(String(call.input.tool_name ?? ""), state));
+    return runPermissionTool(ctx, call);
   }
-  return runStateTool(ctx.db, { tenantId: view.tenantId, agentId: view.agentId }, call.tool.name, call.input);
+  if (call.tool.group === "automation") {
+    return runTimeTool(
+      ctx.db,
+      { tenantId: view.tenantId, agentId: view.agentId, sessionId: view.sessionId },
+      { name: call.tool.name, input: call.input },
+      {
+        now: new Date(),
+        maxTasksPerAgent: ctx.settings.maxScheduledTasksPerAgent,
+        maxRemindersPerSession: ctx.settings.maxRemindersPerSession,
+      },
+    );
+  }
+  if (call.tool.name === "llm_generate") return runLlmGenerate(ctx, call.input);
+  if (call.tool.group === "messaging") return runUiTool(call.id, call.tool.name, call.input);
+  return (
+    (await runDataTool(ctx, call.tool.name, call.input)) ??
+    (await runNavigationTool(ctx, call.tool.name, call.input)) ??
+    (await runSelfEditTool(ctx, call.tool.name, call.input)) ??
+    (await runSubSessionTool(ctx, call.tool.name, call.input)) ??
+    (await runOutcomeTool(ctx, call.tool.name, call.input)) ??
+    runStateTool(ctx.db, { tenantId: view.tenantId, agentId: view.agentId }, call.tool.name, call.input)
+  );
+}
+
+/** The permission views, with the evaluator gate of shared writes while an outcome is active. */
+async function runPermissionTool(ctx: ToolContext, call: RunnableCall): Promise<ToolOutcome> {
+  const state = {
+    effective: effectiveTools(ctx.view, ctx.settings),
+    pendingActions: ctx.view.state.pending_actions,
+  };
+  if (call.tool.name === "permissions_describe") {
+    return jsonOutcome({
+      ...describePermissions(state),
+      evaluator_gated_tools: [...EVALUATOR_GATED_TOOLS],
+      outcome_evaluation: await outcomePosture(ctx.db, sessionScope(ctx)),
+    });
+  }
+  const toolName = String(call.input.tool_name ?? "");
+  const check = checkPermission(toolName, state);
+  if (!EVALUATOR_GATED_TOOLS.has(toolName)) return jsonOutcome(check);
+  const posture = await outcomePosture(ctx.db, sessionScope(ctx));
+  return jsonOutcome({
+    ...check,
+    evaluator_gated: true,
+    outcome_evaluation: posture,
+    blocked_by_evaluator: posture !== null && !posture.promotion_ready,
+    next_outcome_step: posture?.next_step ?? null,
+  });
+}
+
+function sessionScope(ctx: ToolContext) {
+  return { tenantId: ctx.view.tenantId, sessionId: ctx.view.sessionId };
 }

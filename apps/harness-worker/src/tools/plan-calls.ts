@@ -5,6 +5,7 @@ import {
   type BatchPlan,
   callVerdict,
   checkLoop,
+  clientUiCallProblem,
   dropStrictNulls,
   type EffectiveToolSet,
   type LoopCallRecord,
@@ -43,6 +44,8 @@ export function planModelCalls(
   calls: readonly ModelToolCall[],
   /** Tools sent in OpenAI strict mode this turn. */
   strictTools: ReadonlySet<string>,
+  /** Tools a runtime gate holds back this turn, with the reason (see `evaluatorGates`). */
+  gates: ReadonlyMap<string, string> = new Map(),
 ): CallPlan {
   const byName = new Map(effective.tools.map((tool) => [tool.name, tool]));
   // Strict-mode arguments carry nulls for omitted optional fields; the tool's own schema wants them absent.
@@ -76,12 +79,15 @@ export function planModelCalls(
       ...(call.inputError && { inputError: call.inputError.message }),
       exec: exec ?? { verdict: "allow", reason: "" },
       loop,
+      ...(gates.has(call.name) && { gate: gates.get(call.name) }),
     });
     const announced = { id: call.id, name: call.name, input: call.input };
     const shown = exec?.evaluation && { exec: exec.evaluation };
-    if (verdict.kind === "reject" || tool === undefined) {
+    const clientProblem = verdict.kind === "client" ? clientUiCallProblem(call.name, call.input) : null;
+    if (verdict.kind === "reject" || tool === undefined || clientProblem !== null) {
       plan.announce.push({ ...announced, type: "agent.tool_use", evaluated_permission: "deny", ...shown });
-      const message = verdict.kind === "reject" ? verdict.message : `unknown tool "${call.name}"`;
+      const message =
+        clientProblem ?? (verdict.kind === "reject" ? verdict.message : `unknown tool "${call.name}"`);
       plan.rejected.push({
         type: "agent.tool_result",
         tool_use_id: call.id,

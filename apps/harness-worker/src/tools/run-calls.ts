@@ -1,5 +1,5 @@
 import { SpanStatusCode } from "@opentelemetry/api";
-import { textContent } from "@wakeloop/contracts";
+import { addUsage, type TokenUsage, textContent } from "@wakeloop/contracts";
 import { type NewEvent, startedToolCalls, type ToolCallUpdate } from "@wakeloop/db";
 import { INTERRUPTED_BEFORE_RUN } from "@wakeloop/session-core";
 import {
@@ -9,6 +9,7 @@ import {
   GenAiOperation,
 } from "@wakeloop/telemetry";
 import { effectiveTools } from "../context/build-request";
+import { secondsSince, type ToolErrorType } from "../wake-metrics";
 import { executeTool } from "./execute-tool";
 import type { CallPlan } from "./plan-calls";
 import type { RunnableCall, ToolContext } from "./tool-context";
@@ -44,6 +45,7 @@ export async function executeCalls(ctx: ToolContext, plan: Pick<CallPlan, "group
     );
   }
   return resultsInOrder(
+    ctx,
     plan.groups.flat().map((call) => call.id),
     outcomes,
   );
@@ -88,7 +90,16 @@ export async function resumeCalls(ctx: ToolContext): Promise<CallResults> {
       );
     }
   }
-  return resultsInOrder(order, outcomes);
+  return resultsInOrder(ctx, order, outcomes);
+}
+
+/**
+ * The session state once `results` commit, as far as the budget goes: model tokens a tool spent
+ * (llm_generate) count before the next request is decided, not one request later.
+ */
+export function withToolUsage<S extends { usage: TokenUsage }>(state: S, results: CallResults): S {
+  const recorded = results.events.filter((event) => event.type === "session.usage").at(-1);
+  return recorded?.type === "session.usage" ? { ...state, usage: recorded.usage } : state;
 }
 
 function settledStatus(outcome: ToolOutcome): ToolCallUpdate["status"] {
@@ -97,18 +108,27 @@ function settledStatus(outcome: ToolOutcome): ToolCallUpdate["status"] {
   return outcome.isError ? "failed" : "succeeded";
 }
 
-function resultsInOrder(callIds: readonly string[], outcomes: ReadonlyMap<string, ToolOutcome>): CallResults {
+function resultsInOrder(
+  ctx: ToolContext,
+  callIds: readonly string[],
+  outcomes: ReadonlyMap<string, ToolOutcome>,
+): CallResults {
   const results: CallResults = { events: [], settle: [] };
+  let usage = ctx.view.state.usage;
   for (const id of callIds) {
     const outcome = outcomes.get(id);
     if (outcome === undefined) continue;
-    results.events.push({
+    results.events.push(...(outcome.events ?? []), {
       type: "agent.tool_result",
       tool_use_id: id,
       content: outcome.content,
       is_error: outcome.isError,
     });
     results.settle.push({ id, status: settledStatus(outcome), result: outcome.result });
+    if (outcome.usage !== undefined) usage = addUsage(usage, outcome.usage);
+  }
+  if (usage !== ctx.view.state.usage) {
+    results.events.push({ type: "session.usage", usage, budget: ctx.view.state.budget });
   }
   return results;
 }
@@ -120,19 +140,27 @@ async function runCall(ctx: ToolContext, call: RunnableCall): Promise<ToolOutcom
       [ATTR_GEN_AI_TOOL_NAME]: call.tool.name,
       [ATTR_GEN_AI_TOOL_CALL_ID]: call.id,
     });
+    const started = performance.now();
+    let errorType: ToolErrorType | undefined;
     try {
       if (!call.tool.idempotent && !ctx.inCommit) await ctx.writer.markRunning(call.id);
       const outcome = await executeTool(ctx, call);
-      if (outcome.isError) span.setStatus({ code: SpanStatusCode.ERROR });
+      if (outcome.isError) {
+        errorType = "tool_error";
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
       return call.note ? { ...outcome, content: [...outcome.content, ...textContent(call.note)] } : outcome;
     } catch (error) {
       span.recordException(error as Error);
       span.setStatus({ code: SpanStatusCode.ERROR });
       if (ctx.signal.aborted && call.tool.interruptBehavior === "cancel") {
+        errorType = "cancelled";
         return { ...errorOutcome("The call was cancelled by an interrupt."), cancelled: true };
       }
+      errorType = "exception";
       return errorOutcome(`The tool failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
+      ctx.metrics.toolCall(call.tool.name, secondsSince(started), errorType);
       span.end();
     }
   });

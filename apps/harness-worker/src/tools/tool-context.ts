@@ -1,11 +1,15 @@
 import type { Tracer } from "@opentelemetry/api";
-import type { Database } from "@wakeloop/db";
+import type { AgentSqlPool, Database } from "@wakeloop/db";
+import type { MemoryClient } from "@wakeloop/memory-client";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
 import type { EffectiveTool } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
+import type { ModelClients } from "../model/model-clients";
 import type { SessionView } from "../session/session-view";
 import type { SessionWriter } from "../session/session-writer";
+import type { WakeMetrics } from "../wake-metrics";
 import type { WakeSettings } from "../wake-settings";
+import type { WebAccess } from "./web-tools";
 
 export interface ToolContext {
   /** Where inline tools' effects go: the pool, or the transaction their results commit in. */
@@ -13,10 +17,17 @@ export interface ToolContext {
   /** True when the calls' effects commit with their results, so no call can have an unknown outcome. */
   inCommit?: boolean;
   sandbox: SandboxClient | null;
+  memory: MemoryClient | null;
+  web: WebAccess;
   tracer: Tracer;
+  metrics: WakeMetrics;
   view: SessionView;
   writer: SessionWriter;
   settings: WakeSettings;
+  /** Model clients by tenant and model, for llm_generate (the wake's own client is resolved the same way). */
+  models: ModelClients;
+  /** The agent SQL runner's pool (db_sql / db_schema). */
+  agentSql: AgentSqlPool;
   /** Interrupt or lost lease: `cancel` tools stop, `block` tools finish. */
   signal: AbortSignal;
 }
@@ -31,7 +42,14 @@ export interface RunnableCall {
   approved?: boolean;
 }
 
+/**
+ * Inline tools whose effects live elsewhere: agent SQL commits on its own connection (the agent's role)
+ * and llm_generate and outcome_evaluate call a model provider, so their calls are recorded before they
+ * run (invariant 7).
+ */
+const OUT_OF_COMMIT_GROUPS: ReadonlySet<string> = new Set(["database", "llm", "evaluator"]);
+
 /** Inline tools run in the worker with effects, if any, in our own Postgres: they can commit with their call. */
-export function runsInDatabase(tool: Pick<EffectiveTool, "executor">): boolean {
-  return tool.executor === "inline";
+export function runsInDatabase(tool: Pick<EffectiveTool, "executor" | "group">): boolean {
+  return tool.executor === "inline" && !OUT_OF_COMMIT_GROUPS.has(tool.group);
 }

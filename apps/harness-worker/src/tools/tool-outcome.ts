@@ -1,4 +1,5 @@
-import type { Content } from "@wakeloop/contracts";
+import type { Content, TokenUsage } from "@wakeloop/contracts";
+import type { NewEvent } from "@wakeloop/db";
 
 /** What one executed call returns to the model. */
 export interface ToolOutcome {
@@ -10,6 +11,10 @@ export interface ToolOutcome {
   cancelled?: boolean;
   /** It may have run before a crash; it was not run again. */
   unknown?: boolean;
+  /** Model tokens the call spent (llm_generate): the session's usage, against its budget. */
+  usage?: TokenUsage;
+  /** Events of this session the call caused (`session.child_created`), committed before its result. */
+  events?: NewEvent[];
 }
 
 export function jsonOutcome(value: unknown): ToolOutcome {

@@ -1,6 +1,7 @@
 import { type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 import type { Bus } from "@wakeloop/bus";
 import {
+  addUsage,
   type SessionEvent,
   type SessionState,
   type StopReason,
@@ -10,12 +11,14 @@ import {
   WakeloopError,
 } from "@wakeloop/contracts";
 import {
+  type AgentSqlPool,
   acquireLease,
   type Database,
   type NewEvent,
   type ToolCallRecord,
   type ToolCallUpdate,
 } from "@wakeloop/db";
+import type { MemoryClient } from "@wakeloop/memory-client";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
 import { budgetExhausted, INTERRUPTED_BEFORE_RUN, unrunCallIds } from "@wakeloop/session-core";
 import {
@@ -29,28 +32,38 @@ import {
 } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import { buildModelRequest } from "../context/build-request";
+import { learningDirectives } from "../context/learning-directive";
 import { callModel } from "../model/call-model";
 import type { ModelClients } from "../model/model-clients";
 import type { HistoryCache } from "../session/history-cache";
 import { loadSession, sessionSpecs } from "../session/load-session";
 import type { SessionView } from "../session/session-view";
 import { SessionWriter, type WriteInput } from "../session/session-writer";
+import { evaluatorGates } from "../tools/outcome-tools";
 import { type CallPlan, planModelCalls } from "../tools/plan-calls";
-import { executeCalls, resumeCalls } from "../tools/run-calls";
+import { executeCalls, resumeCalls, withToolUsage } from "../tools/run-calls";
+import { reportsResult } from "../tools/sub-session-tools";
 import { runsInDatabase, type ToolContext } from "../tools/tool-context";
+import type { WebAccess } from "../tools/web-tools";
+import { secondsSince, type WakeMetrics } from "../wake-metrics";
 import type { WakeSettings } from "../wake-settings";
 import { ensureSandbox, needsSandbox } from "./ensure-sandbox";
 import { keepLease } from "./lease-keeper";
+import { loadWakeMemory, recallForWake } from "./wake-memory";
 
 export interface WakeDeps {
   db: Kysely<Database>;
   bus: Bus;
   log: Logger;
   tracer: Tracer;
+  metrics: WakeMetrics;
   models: ModelClients;
   sandbox: SandboxClient | null;
+  memory: MemoryClient | null;
+  web: WebAccess;
   settings: WakeSettings;
   histories: HistoryCache;
+  agentSql: AgentSqlPool;
 }
 
 /**
@@ -100,6 +113,10 @@ async function leasedWake(
     log.debug("wake already taken or finished; dropping the duplicate job");
     return;
   }
+  const started = performance.now();
+  deps.metrics.wakeStarted();
+  // Until the wake ends a turn (or says why it could not), it counts as failed.
+  let stopReason = "error";
   const keeper = keepLease({
     db,
     log,
@@ -124,17 +141,28 @@ async function leasedWake(
       (refusal: unknown) => ({ refusal }),
     );
     const known = deps.histories.take(job.session_id, lease.session.last_seq);
+    const memory = loadWakeMemory(
+      deps.memory,
+      deps.tracer,
+      log,
+      { tenantId: job.tenant_id, agentId: lease.session.agent_id },
+      settings.recall.timeoutMs,
+    );
     const view = await loadSession(db, lease, specs, known);
+    view.memory = await memory;
+    const recall = await recallForWake(deps.memory, deps.tracer, log, view, settings.recall);
+    view.memory = { ...view.memory, recalled: recall.sections };
     span.updateName(`invoke_agent ${view.agent.name}`);
     span.setAttribute(ATTR_GEN_AI_AGENT_NAME, view.agent.name);
     const writer = new SessionWriter(db, view, { id: job.wake_id, epoch: lease.epoch, traceId });
     // With nothing to do before the first request, `session.status_running` commits with that
     // request's start: one commit fewer per wake. A sandbox to provision or calls to resume first
     // take time, so then it commits at once and clients see the session running meanwhile.
-    const running: NewEvent = { type: "session.status_running" };
+    const starting: NewEvent[] = [{ type: "session.status_running" }];
+    if (recall.event !== null) starting.push(recall.event);
     if (needsSandbox(deps.sandbox, view) || view.unresolvedCalls().length > 0)
-      await writer.write({ events: [running] });
-    else writer.buffer({ events: [running] });
+      await writer.write({ events: starting });
+    else writer.buffer({ events: starting });
     const wake = new Wake(deps, view, writer, log, {
       interrupt: interrupt.signal,
       lost: keeper.lost,
@@ -142,15 +170,17 @@ async function leasedWake(
     });
     try {
       await wake.run(client);
+      stopReason = view.state.stop_reason?.type ?? view.state.status;
     } catch (error) {
       span.recordException(error as Error);
       span.setStatus({ code: SpanStatusCode.ERROR });
-      await wake.fail(error);
+      stopReason = await wake.fail(error);
     }
     deps.histories.keep(job.session_id, view.events);
   } finally {
     control.unsubscribe();
     keeper.stop();
+    deps.metrics.wakeFinished(stopReason, secondsSince(started));
   }
 }
 
@@ -166,6 +196,8 @@ type StepEnd = { events: NewEvent[]; finish?: "completed"; continues: boolean };
 
 class Wake {
   private modelRequests = 0;
+  /** The model's learning directives of this wake, captured once its turn has ended. */
+  private readonly learnings = new Map<string, string>();
 
   constructor(
     private readonly deps: WakeDeps,
@@ -179,12 +211,36 @@ class Wake {
     return {
       db: this.deps.db,
       sandbox: this.deps.sandbox,
+      memory: this.deps.memory,
+      web: this.deps.web,
       tracer: this.deps.tracer,
+      metrics: this.deps.metrics,
       view: this.view,
       writer: this.writer,
       settings: this.deps.settings,
+      models: this.deps.models,
+      agentSql: this.deps.agentSql,
       signal: this.signals.stop,
     };
+  }
+
+  /**
+   * Records a durable learning from this wake's outcome or the model's directive (one per key: a
+   * retried wake records nothing new); `learning_list` shows it and only `memory_promote_note` makes
+   * it shared memory.
+   */
+  private async captureLearning(key: string, text: string): Promise<void> {
+    if (this.deps.memory === null || !this.view.memory.ready) return;
+    await this.deps.memory
+      .captureLearning({
+        tenant_id: this.view.tenantId,
+        agent_id: this.view.agentId,
+        session_id: this.view.sessionId,
+        wake_id: this.writer.wakeId,
+        key,
+        text,
+      })
+      .catch((error: unknown) => this.log.warn({ err: error }, "learning not captured"));
   }
 
   async run(settled: Promise<ResolvedClient>): Promise<void> {
@@ -197,8 +253,12 @@ class Wake {
 
     const client = await settled;
     // Commits the resumed results with the first request's start (or the turn's end).
-    let start = await this.commitEnd(this.nextRequest(this.view.state), { events: [] });
+    let start = await this.commitEnd(this.nextRequest(withToolUsage(this.view.state, resumed)), {
+      events: [],
+    });
     while (start !== null) start = await this.step(client, start);
+    // After the turn's end commit: the replies stating them are durable first.
+    for (const [key, text] of this.learnings) await this.captureLearning(key, text);
   }
 
   /**
@@ -222,6 +282,7 @@ class Wake {
       response = await callModel(this.deps.tracer, client.resolved, request, {
         signal: this.signals.stop,
         retry: this.deps.settings.retry,
+        metrics: this.deps.metrics,
         hooks: { onRetry: (error, attempt, delayMs) => this.retrying(error, attempt, delayMs) },
       });
     } catch (error) {
@@ -231,9 +292,15 @@ class Wake {
 
     const usage = addUsage(this.view.state.usage, response.usage);
     const strictTools = new Set(request.tools.filter((tool) => tool.strict).map((tool) => tool.name));
-    const plan = planModelCalls(this.view, effective, response.toolCalls, strictTools);
+    const gates = await evaluatorGates(
+      this.deps.db,
+      { tenantId: this.view.tenantId, sessionId: this.view.sessionId },
+      response.toolCalls.map((call) => call.name),
+    );
+    const plan = planModelCalls(this.view, effective, response.toolCalls, strictTools, gates);
     const events: NewEvent[] = [];
     if (response.text.length > 0) events.push({ type: "agent.message", content: textContent(response.text) });
+    for (const learning of learningDirectives(response.text)) this.learnings.set(learning.key, learning.text);
     events.push(
       ...plan.announce,
       requestEnd(start, response.usage, false),
@@ -247,14 +314,21 @@ class Wake {
         error: { type: "loop_detected", message: plan.stop, retry_status: { type: "terminal" } },
       };
       await this.idle({ type: "end_turn" }, [...events, stop], { record: plan.planned, ...batch });
+      await this.captureLearning(
+        `loop:${this.writer.wakeId}`,
+        `A wake was stopped by loop detection: ${plan.stop}`,
+      );
       return null;
     }
 
     if (plan.groups.flat().some((call) => !runsInDatabase(call.tool))) {
       await this.writer.write({ events, record: plan.planned, ...batch });
-      this.writer.buffer(await executeCalls(this.tools, plan));
+      const results = await executeCalls(this.tools, plan);
+      this.writer.buffer(results);
       if (this.interrupted()) return this.endForInterrupt().then(() => null);
-      return this.commitEnd(this.endOfStep(plan, response, this.view.state), { events: [] });
+      return this.commitEnd(this.endOfStep(plan, response, withToolUsage(this.view.state, results)), {
+        events: [],
+      });
     }
 
     let end: StepEnd | null = null;
@@ -275,6 +349,13 @@ class Wake {
 
   /** What follows a step: a pause for people or the client, the turn's end, or the next request. */
   private endOfStep(plan: CallPlan, response: ModelResponse, state: SessionState): StepEnd {
+    if (reportsResult(plan.groups)) {
+      return {
+        events: [{ type: "session.status_terminated", reason: "completed" }],
+        finish: "completed",
+        continues: false,
+      };
+    }
     if (plan.pendingIds.length > 0) return idleEnd({ type: "requires_action", event_ids: plan.pendingIds });
     if (response.toolCalls.length === 0 && state.unprocessed_message_ids.length === 0)
       return idleEnd({ type: "end_turn" });
@@ -373,10 +454,10 @@ class Wake {
   }
 
   /** An unexpected failure: say so on the session, end the turn, close the wake as failed. */
-  async fail(error: unknown): Promise<void> {
+  async fail(error: unknown): Promise<"lease_lost" | "error"> {
     if (this.signals.lost.aborted || (error instanceof WakeloopError && error.code === "stale_fence")) {
       this.log.warn({ err: error }, "wake ended: lease lost");
-      return;
+      return "lease_lost";
     }
     this.log.error({ err: error }, "wake failed");
     try {
@@ -400,6 +481,7 @@ class Wake {
         "could not record the failure; the lease sweeper will recover the wake",
       );
     }
+    return "error";
   }
 
   /** An interrupt, or the session ended under the wake (archived): either way the turn stops now. */
@@ -459,15 +541,6 @@ const ZERO: TokenUsage = {
   cache_creation_input_tokens: 0,
   cache_read_input_tokens: 0,
 };
-
-function addUsage(total: TokenUsage, more: TokenUsage): TokenUsage {
-  return {
-    input_tokens: total.input_tokens + more.input_tokens,
-    output_tokens: total.output_tokens + more.output_tokens,
-    cache_creation_input_tokens: total.cache_creation_input_tokens + more.cache_creation_input_tokens,
-    cache_read_input_tokens: total.cache_read_input_tokens + more.cache_read_input_tokens,
-  };
-}
 
 function sessionErrorType(code: string) {
   switch (code) {

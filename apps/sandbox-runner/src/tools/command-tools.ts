@@ -1,4 +1,11 @@
-import type { AgentProcessResult, BashInput, GrepInput, ShellRunInput } from "@wakeloop/contracts";
+import {
+  type AgentProcessResult,
+  type BashInput,
+  type GrepInput,
+  type RunSandboxCodeInput,
+  type ShellRunInput,
+  sandboxCodeArgv,
+} from "@wakeloop/contracts";
 import { parseInspectionCommand } from "./inspection-command";
 import {
   BACKGROUND_OUTPUT_CHARS,
@@ -73,6 +80,24 @@ export async function shellRunTool(ctx: ToolContext, input: ShellRunInput): Prom
       input.background || input.yield_ms !== undefined ? BACKGROUND_OUTPUT_CHARS : FINISHED_OUTPUT_CHARS,
   });
   if (result.status === "running") return backgrounded(result);
+  return finished(ctx, result, timeoutMs);
+}
+
+/**
+ * run_sandbox_code: the interpreter gets the program text as one argument (no shell in between) and runs
+ * in the base environment, timed out and capped like any finished command.
+ */
+export async function runSandboxCodeTool(ctx: ToolContext, input: RunSandboxCodeInput): Promise<ToolOutcome> {
+  const timeoutMs = Math.min(input.timeout_ms ?? INSPECTION_TIMEOUT_MS, ctx.environment.command_timeout_ms);
+  const result = await ctx.channel.call("cmd.run", {
+    callId: ctx.callId,
+    argv: sandboxCodeArgv(input),
+    command: input.code,
+    timeoutMs,
+    // In the main shell's history, so a truncated output pages with shell_read_command.
+    recordAs: "run",
+    maxChars: FINISHED_OUTPUT_CHARS,
+  });
   return finished(ctx, result, timeoutMs);
 }
 

@@ -1,7 +1,7 @@
 import { type SandboxToolName, sandboxToolInputs } from "@wakeloop/contracts";
 import { z } from "zod";
 import { AgentCallError } from "../agent-channel";
-import { bashTool, grepTool, shellRunTool } from "./command-tools";
+import { bashTool, grepTool, runSandboxCodeTool, shellRunTool } from "./command-tools";
 import { editTool, globTool, lsTool, readTool, writeTool } from "./file-tools";
 import { failure, type ToolOutcome, workspaceFullMessage } from "./output-format";
 import { applyPatchTool } from "./patch-tool";
@@ -54,6 +54,7 @@ const handlers: Handlers = {
   shell_unset_env: shellUnsetEnvTool,
   process: processTool,
   sandbox_describe: sandboxDescribeTool,
+  run_sandbox_code: runSandboxCodeTool,
   sandbox_execute: (ctx, input) => sandboxExecuteTool(ctx, input, (tool, args) => runTool(ctx, tool, args)),
 };
 

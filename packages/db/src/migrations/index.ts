@@ -10,6 +10,13 @@ import * as m0008 from "./0008-provider-credentials";
 import * as m0009 from "./0009-row-level-security";
 import * as m0010 from "./0010-wake-dispatch";
 import * as m0011 from "./0011-one-round-trip-append";
+import * as m0012 from "./0012-memory";
+import * as m0013 from "./0013-schedules";
+import * as m0014 from "./0014-session-navigation";
+import * as m0015 from "./0015-sub-sessions";
+import * as m0016 from "./0016-agent-sql";
+import * as m0017 from "./0017-retrieval";
+import * as m0019 from "./0019-outcomes";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -27,4 +34,11 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0009-row-level-security": m0009,
   "0010-wake-dispatch": m0010,
   "0011-one-round-trip-append": m0011,
+  "0012-memory": m0012,
+  "0013-schedules": m0013,
+  "0014-session-navigation": m0014,
+  "0015-sub-sessions": m0015,
+  "0016-agent-sql": m0016,
+  "0017-retrieval": m0017,
+  "0019-outcomes": m0019,
 };

@@ -23,3 +23,14 @@ export function managedTool(spec: ManagedToolSpec): ToolDefinition {
     ownerOnly: ownerOnly ?? false,
   };
 }
+
+/** The shape of a read-only view executed in the worker: always allowed, repeatable, parallel-safe. */
+export const READ_ONLY_INLINE = {
+  permissionPolicy: "always_allow",
+  effects: ["read"],
+  destructive: false,
+  idempotent: true,
+  interruptBehavior: "cancel",
+  parallelism: { parallelSafe: true },
+  executor: "inline",
+} as const satisfies Omit<ManagedToolSpec, "name" | "description" | "input" | "group">;

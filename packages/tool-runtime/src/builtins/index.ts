@@ -1,8 +1,17 @@
 import type { ToolDefinition } from "@wakeloop/contracts";
 import { askUserTool } from "./ask-user";
+import { dataTools } from "./data";
+import { memoryTools } from "./memory";
+import { navigationTools } from "./navigation";
+import { outcomeTools } from "./outcomes";
 import { permissionTools } from "./permissions";
 import { sandboxTools } from "./sandbox";
+import { selfEditTools } from "./self-edit";
 import { stateTools } from "./state";
+import { subSessionTools } from "./sub-sessions";
+import { timeTools } from "./time";
+import { uiTools } from "./ui";
+import { webTools } from "./web";
 
 /**
  * Every runtime-owned tool, preloaded in code: a new session needs no registry set-up events, and a
@@ -11,6 +20,15 @@ import { stateTools } from "./state";
 export const managedTools: readonly ToolDefinition[] = [
   ...stateTools,
   askUserTool,
+  ...uiTools,
   ...permissionTools,
   ...sandboxTools,
+  ...timeTools,
+  ...memoryTools,
+  ...selfEditTools,
+  ...navigationTools,
+  ...webTools,
+  ...dataTools,
+  ...subSessionTools,
+  ...outcomeTools,
 ];

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "@wakeloop/contracts";
 import { z } from "zod";
-import { type ManagedToolSpec, managedTool } from "./define";
+import { managedTool, READ_ONLY_INLINE } from "./define";
 
 export const PermissionsDescribeInput = z.object({});
 export type PermissionsDescribeInput = z.infer<typeof PermissionsDescribeInput>;
@@ -10,16 +10,7 @@ export const PermissionsCheckInput = z.object({
 });
 export type PermissionsCheckInput = z.infer<typeof PermissionsCheckInput>;
 
-const common: Omit<ManagedToolSpec, "name" | "description" | "input"> = {
-  permissionPolicy: "always_allow",
-  effects: ["read"],
-  destructive: false,
-  idempotent: true,
-  interruptBehavior: "cancel",
-  group: "permissions",
-  parallelism: { parallelSafe: true },
-  executor: "inline",
-};
+const common = { ...READ_ONLY_INLINE, group: "permissions" } as const;
 
 /** Read-only views of the session's permission posture (see permission-tools.ts for what they return). */
 export const permissionTools: ToolDefinition[] = [

@@ -236,6 +236,21 @@ const traits: Record<SandboxToolName, Traits> = {
     interrupt: "cancel",
     resourceKey: "shell",
   },
+  run_sandbox_code: {
+    description:
+      "Run a short JavaScript (node), Python (python3) or bash program in the session's sandbox and return " +
+      "what it prints and its exit code. For quick exploration and data transformation; output over 100000 " +
+      "characters is truncated.",
+    group: "runtime",
+    // Asks by default, unlike the personal-agent reference (whose code runs in an isolated VM): here the
+    // program has the sandbox's full access, so it must not be a way around shell_run's ask.
+    effects: ["write", "execute"],
+    ask: true,
+    idempotent: false,
+    destructive: true,
+    interrupt: "cancel",
+    resourceKey: "shell",
+  },
 };
 
 function definition(name: SandboxToolName): ToolDefinition {

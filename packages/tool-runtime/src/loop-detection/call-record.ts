@@ -52,6 +52,9 @@ function isPoll(name: string, input: unknown, pollCalls: readonly PollCallRule[]
   const action =
     input !== null && typeof input === "object" ? (input as Record<string, unknown>).action : undefined;
   return pollCalls.some(
-    (rule) => rule.tool === name && (rule.actions === undefined || rule.actions.includes(String(action))),
+    // An action that is not a string names no poll action (String() would throw on a null-prototype object).
+    (rule) =>
+      rule.tool === name &&
+      (rule.actions === undefined || (typeof action === "string" && rule.actions.includes(action))),
   );
 }

@@ -126,6 +126,15 @@ describe("ping-pong", () => {
   });
 });
 
+describe("poll calls", () => {
+  it("counts only a string action as a poll action (an object action, even with no prototype, is none)", () => {
+    expect(loopCall("process", { action: "poll" }).poll).toBe(true);
+    expect(loopCall("process", { action: "kill" }).poll).toBe(false);
+    expect(loopCall("process", { action: Object.create(null) }).poll).toBe(false);
+    expect(loopCall("process", { action: ["poll"] }).poll).toBe(false);
+  });
+});
+
 describe("determinism", () => {
   it("gives the same verdict for the same history, and hashes ignore key order", () => {
     const record = fc.record({

@@ -1,0 +1,82 @@
+import { useState } from "react";
+import { columns, DataTable } from "../data-table";
+import { ErrorNote, useLoad } from "../ui";
+import type { SessionPartProps } from "./session-part";
+
+/** The tools the next turn offers and, for any other tool, the pipeline step that removed it. */
+export function ToolSetView({ client, sessionId, refreshKey }: SessionPartProps) {
+  const tools = useLoad(() => client.sessions.tools(sessionId), [client, sessionId, refreshKey]);
+  const [query, setQuery] = useState("");
+  const name = query.trim();
+  const offered = tools.data?.tools.find((tool) => tool.name === name);
+  const exclusions = tools.data?.excluded.filter((exclusion) => exclusion.tool === name) ?? [];
+  return (
+    <section aria-labelledby="tools-heading" className="panel">
+      <h2 id="tools-heading">Tools</h2>
+      <ErrorNote error={tools.error} />
+      <label htmlFor="missing-tool">Why is this tool missing?</label>
+      <input
+        id="missing-tool"
+        list="known-tools"
+        value={query}
+        onChange={(event) => setQuery(event.target.value)}
+        placeholder="tool name"
+      />
+      <datalist id="known-tools">
+        {tools.data?.excluded.map((exclusion) => (
+          <option key={`${exclusion.tool}:${exclusion.step}`} value={exclusion.tool} />
+        ))}
+      </datalist>
+      {name !== "" && tools.data && (
+        <div aria-live="polite" className="answer">
+          {offered ? (
+            <p>
+              <code>{name}</code> is offered ({offered.permissionPolicy}, from {offered.permissionSource}).
+            </p>
+          ) : exclusions.length > 0 ? (
+            <ul>
+              {exclusions.map((exclusion) => (
+                <li key={exclusion.step}>
+                  Removed at step <strong>{exclusion.step}</strong> by <code>{exclusion.rule}</code>:{" "}
+                  {exclusion.reason}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p>
+              No tool named <code>{name}</code> is known to this session.
+            </p>
+          )}
+        </div>
+      )}
+      <details>
+        <summary>Offered this turn ({tools.data?.tools.length ?? 0})</summary>
+        <DataTable
+          caption="Tools offered this turn"
+          columns={columns("Tool", "Group", "Permission", "Runs in")}
+        >
+          {tools.data?.tools.map((tool) => (
+            <tr key={tool.name}>
+              <th scope="row">
+                <code>{tool.name}</code>
+              </th>
+              <td>{tool.group}</td>
+              <td>{tool.permissionPolicy}</td>
+              <td>{tool.executor}</td>
+            </tr>
+          ))}
+        </DataTable>
+      </details>
+      <details>
+        <summary>Excluded ({tools.data?.excluded.length ?? 0})</summary>
+        <ul>
+          {tools.data?.excluded.map((exclusion) => (
+            <li key={`${exclusion.tool}:${exclusion.step}`}>
+              <code>{exclusion.tool}</code> — {exclusion.step}: {exclusion.reason}
+            </li>
+          ))}
+        </ul>
+      </details>
+    </section>
+  );
+}

@@ -1,0 +1,134 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { trace } from "@opentelemetry/api";
+import { type Bus, connectBus } from "@wakeloop/bus";
+import { AgentSpec, type MemoryRecallResponse, type SessionEvent } from "@wakeloop/contracts";
+import { createMemoryClient, memoryService } from "@wakeloop/memory-client";
+import { initialSessionState, reduceSessionState } from "@wakeloop/session-core";
+import { createLogger } from "@wakeloop/telemetry";
+import { testNatsUrl, testPrefix } from "@wakeloop/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SessionView } from "../session/session-view";
+import { recallForWake } from "./wake-memory";
+
+// Recall against a memory service on real NATS whose answer this test controls: how long it takes and
+// what it finds.
+
+let buses: Bus[];
+let served: { stop(): Promise<void> };
+let delayMs = 0;
+let asked: string[] = [];
+let answered = 0;
+const log = createLogger({ service: "wake-memory-test", level: "silent" });
+const tracer = trace.getTracer("wake-memory-test");
+const settings = { maxTokens: 1_000, maxHits: 5, timeoutMs: 300 };
+const found: MemoryRecallResponse = {
+  hits: [
+    {
+      store: "workspace_memory_notes",
+      target: "vpn.md",
+      version_id: "mver_1",
+      content: "Use the VPN.",
+      rank: 0.2,
+    },
+  ],
+};
+
+beforeAll(async () => {
+  const prefix = testPrefix();
+  buses = await Promise.all(
+    ["harness", "memory"].map((name) => connectBus({ servers: testNatsUrl(), prefix, name })),
+  );
+  served = (buses[1] as Bus).serve(memoryService, {
+    execute: () => Promise.reject(new Error("not in this test")),
+    context: async () => ({ skills: [] }),
+    recall: async (request) => {
+      asked.push(request.text);
+      await sleep(delayMs);
+      answered += 1;
+      return found;
+    },
+    capture_learning: () => Promise.reject(new Error("not in this test")),
+    ping: async () => ({ ready: true as const, replica_id: "test" }),
+  });
+  await Promise.all(buses.map((bus) => bus.nc.flush()));
+});
+
+afterAll(async () => {
+  await served?.stop();
+  await Promise.all((buses ?? []).map((bus) => bus.close()));
+});
+
+function view(messages: string[], ready = true): SessionView {
+  const events = messages.map(
+    (text, index): SessionEvent => ({
+      id: `sevt_${index}`,
+      session_id: "sesn_1",
+      seq: index + 1,
+      processed_at: null,
+      created_at: new Date().toISOString(),
+      type: "user.message",
+      content: [{ type: "text", text }],
+    }),
+  );
+  const state = events.reduce(
+    reduceSessionState,
+    initialSessionState({ title: null, metadata: {}, budget: { max_total_tokens: null } }),
+  );
+  const result = new SessionView({
+    tenantId: "tnt_1",
+    sessionId: "sesn_1",
+    agentId: "agt_1",
+    agent: AgentSpec.parse({ name: "a", model: { provider: "anthropic", id: "claude" } }),
+    environment: null,
+    parentSessionId: null,
+    depth: 0,
+    state,
+    events,
+  });
+  result.memory = { ready, skills: [], recalled: [] };
+  return result;
+}
+
+describe("recallForWake", () => {
+  it("recalls for the new messages' text and returns the event saying what was recalled", async () => {
+    asked = [];
+    delayMs = 0;
+    const memory = createMemoryClient(buses[0] as Bus);
+    const recall = await recallForWake(memory, tracer, log, view(["vpn?", "staging access"]), settings);
+    expect(asked).toEqual(["vpn?\nstaging access"]);
+    expect(recall.sections.map((section) => section.text)).toEqual([
+      "### workspace_memory_notes/vpn.md\nUse the VPN.",
+    ]);
+    expect(recall.event).toEqual({
+      type: "session.memory_recalled",
+      message_ids: ["sevt_0", "sevt_1"],
+      budget_tokens: 1_000,
+      hits: [expect.objectContaining({ target: "vpn.md", version_id: "mver_1", truncated: false })],
+      dropped: 0,
+    });
+  });
+
+  it("goes on without recall once the timeout passes", async () => {
+    delayMs = 2_000;
+    answered = 0;
+    const memory = createMemoryClient(buses[0] as Bus);
+    const recall = await recallForWake(memory, tracer, log, view(["staging access"]), settings);
+    expect(recall).toEqual({ sections: [], event: null });
+    // The service was still working on it: the wake did not wait for its answer.
+    expect(answered).toBe(0);
+  });
+
+  it("asks nothing when memory is not ready, recall is off, or there is no new text", async () => {
+    asked = [];
+    delayMs = 0;
+    const memory = createMemoryClient(buses[0] as Bus);
+    const none = { sections: [], event: null };
+    expect(await recallForWake(memory, tracer, log, view(["vpn"], false), settings)).toEqual(none);
+    expect(await recallForWake(memory, tracer, log, view(["vpn"]), { ...settings, maxTokens: 0 })).toEqual(
+      none,
+    );
+    expect(await recallForWake(memory, tracer, log, view([]), settings)).toEqual(none);
+    expect(await recallForWake(null, tracer, log, view(["vpn"]), settings)).toEqual(none);
+    expect(asked).toEqual([]);
+  });
+});

@@ -1,0 +1,109 @@
+import type { NewEvent } from "@wakeloop/db";
+import type { MemoryClient } from "@wakeloop/memory-client";
+import type { Logger, Tracer } from "@wakeloop/telemetry";
+import { fitRecall, type RecallSection } from "../context/recall-budget";
+import type { SessionView, WakeMemory } from "../session/session-view";
+
+const UNAVAILABLE: WakeMemory = { ready: false, skills: [], recalled: [] };
+
+export interface RecallSettings {
+  /** Tokens of recalled memory the system context may hold (0: no recall). */
+  maxTokens: number;
+  /** Hits asked of the service. */
+  maxHits: number;
+  /** How long the wake waits for each answer at its start (skills index, recall); past it, it goes on without. */
+  timeoutMs: number;
+}
+
+/**
+ * Asks the memory service, once per wake, whether it answers (the `memory.ready` runtime fact) and for
+ * the agent's skills index. A service that does not answer costs the wake its memory tools, not the wake.
+ */
+export function loadWakeMemory(
+  memory: MemoryClient | null,
+  tracer: Tracer,
+  log: Logger,
+  scope: { tenantId: string; agentId: string },
+  timeoutMs: number,
+): Promise<WakeMemory> {
+  if (memory === null) return Promise.resolve(UNAVAILABLE);
+  return tracer.startActiveSpan("memory context", async (span) => {
+    try {
+      if (!(await memory.ready())) {
+        span.setAttribute("wakeloop.memory.ready", false);
+        return UNAVAILABLE;
+      }
+      const { skills } = await memory.context(scope.tenantId, scope.agentId, timeoutMs);
+      span.setAttributes({ "wakeloop.memory.ready": true, "wakeloop.memory.skills": skills.length });
+      return { ready: true, skills, recalled: [] };
+    } catch (error) {
+      log.warn({ err: error }, "memory service did not give the wake's context; memory tools are off");
+      return UNAVAILABLE;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/**
+ * Recalls the agent's memory entries best matching the wake's new input (the user messages no model
+ * request has seen yet) into the system context within the token budget; the span `memory recall` and
+ * the returned `session.memory_recalled` event say what was recalled. Nothing is asked when the service
+ * is not ready or there is no new text, and a slow or failing service costs the recall, not the wake.
+ */
+export function recallForWake(
+  memory: MemoryClient | null,
+  tracer: Tracer,
+  log: Logger,
+  view: SessionView,
+  settings: RecallSettings,
+): Promise<{ sections: RecallSection[]; event: NewEvent | null }> {
+  const none = { sections: [], event: null };
+  const newInput = view.events.filter(
+    (event) => event.type === "user.message" && view.state.unprocessed_message_ids.includes(event.id),
+  );
+  const text = newInput
+    .flatMap((event) => (event.type === "user.message" ? event.content : []))
+    .flatMap((block) => (block.type === "text" ? [block.text] : []))
+    .join("\n")
+    .slice(0, 32_000)
+    .trim();
+  if (memory === null || !view.memory.ready || settings.maxTokens === 0 || text === "")
+    return Promise.resolve(none);
+  return tracer.startActiveSpan("memory recall", async (span) => {
+    try {
+      const { hits } = await memory.recall(
+        { tenant_id: view.tenantId, agent_id: view.agentId, text, limit: settings.maxHits },
+        settings.timeoutMs,
+      );
+      const { sections, dropped } = fitRecall(hits, settings.maxTokens);
+      span.setAttributes({
+        "wakeloop.memory.recall.found": hits.length,
+        "wakeloop.memory.recall.dropped": dropped,
+        "wakeloop.memory.recall.tokens": sections.reduce((sum, section) => sum + section.tokens, 0),
+        "wakeloop.memory.recall.entries": sections.map((section) => `${section.store}/${section.target}`),
+      });
+      if (sections.length === 0) return none;
+      const event: NewEvent = {
+        type: "session.memory_recalled",
+        message_ids: newInput.map((event) => event.id),
+        budget_tokens: settings.maxTokens,
+        hits: sections.map(({ store, target, version_id, tokens, truncated }) => ({
+          store,
+          target,
+          version_id,
+          tokens,
+          truncated,
+        })),
+        dropped,
+      };
+      return { sections, event };
+    } catch (error) {
+      span.recordException(error as Error);
+      log.warn({ err: error }, "memory recall failed or timed out; the wake goes on without it");
+      return none;
+    } finally {
+      span.end();
+    }
+  });
+}

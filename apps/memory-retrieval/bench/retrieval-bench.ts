@@ -1,0 +1,186 @@
+import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
+import { trace } from "@opentelemetry/api";
+import { type Bus, connectBus, createOutboxRelay, ensureStreams } from "@wakeloop/bus";
+import type { SessionEvent } from "@wakeloop/contracts";
+import { append, indexSessionEvents, newId, searchSessionEvents } from "@wakeloop/db";
+import { createMemoryClient } from "@wakeloop/memory-client";
+import { createLogger } from "@wakeloop/telemetry";
+import {
+  cleanupPrefix,
+  createTestDatabase,
+  type LatencySummary,
+  seedAgent,
+  seedSession,
+  summarize,
+  testNatsUrl,
+  testPrefix,
+} from "@wakeloop/testing";
+import { sql } from "kysely";
+import { startEventIndexer } from "../src/event-indexer";
+import { startMemoryServer } from "../src/memory-server";
+import { timed, WORDS } from "./memory-bench";
+
+/*
+ * Retrieval over session history, in a throwaway database and subject prefix:
+ *   npx tsx apps/memory-retrieval/bench/retrieval-bench.ts
+ * - seed: `events` messages of one agent over `sessions` sessions written to the index in batches
+ *   through `indexSessionEvents` (the indexer's insert), reported as events per second;
+ * - search: `retrieval_search` through the memory service (NATS request/reply), over memory and the
+ *   indexed events, websearch syntax, each query word matching a few percent of the events;
+ * - lag: an event appended to a session (the event store's commit, with its outbox row) until a search
+ *   finds it: outbox relay → JetStream → the indexer's durable consumer → the index, polled every 2 ms.
+ */
+
+export interface RetrievalBenchOptions {
+  events?: number;
+  sessions?: number;
+  searches?: number;
+  lagSamples?: number;
+}
+
+export interface RetrievalBenchResult {
+  events: number;
+  indexedPerSecond: number;
+  searchMs: LatencySummary;
+  meanHitsPerSearch: number;
+  commitToSearchableMs: LatencySummary;
+}
+
+const BATCH = 2_000;
+
+/** A message of 40 words, deterministic from its index: three topical words, the rest filler. */
+function text(index: number): string {
+  const words: string[] = [];
+  for (let w = 1; w <= 40; w++) {
+    words.push(
+      w <= 3
+        ? (WORDS[(index * 7919 + w * 104729) % WORDS.length] ?? "")
+        : `w${(index * 31 + w * 7877) % 5000}`,
+    );
+  }
+  return words.join(" ");
+}
+
+export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Promise<RetrievalBenchResult> {
+  const total = options.events ?? 100_000;
+  const sessionCount = options.sessions ?? 50;
+  const searches = options.searches ?? 300;
+  const lagSamples = options.lagSamples ?? 200;
+  const database = await createTestDatabase({ max: 10 });
+  const prefix = testPrefix();
+  const buses: Bus[] = [];
+  const stoppers: Array<() => Promise<void>> = [];
+  try {
+    const agent = await seedAgent(database.db);
+    const sessions: string[] = [];
+    for (let index = 0; index < sessionCount; index++)
+      sessions.push((await seedSession(database.db, agent)).id);
+
+    const seeded = performance.now();
+    for (let start = 0; start < total; start += BATCH) {
+      const batch: SessionEvent[] = [];
+      for (let index = start; index < Math.min(total, start + BATCH); index++) {
+        batch.push({
+          id: `event_bench_${index}`,
+          session_id: sessions[index % sessionCount] ?? "",
+          seq: 1 + Math.floor(index / sessionCount),
+          processed_at: null,
+          created_at: new Date().toISOString(),
+          type: index % 2 === 0 ? "user.message" : "agent.message",
+          content: [{ type: "text", text: text(index) }],
+        });
+      }
+      await indexSessionEvents(database.appDb, agent.tenantId, batch);
+    }
+    const indexedPerSecond = Math.round(total / ((performance.now() - seeded) / 1_000));
+    await sql`ANALYZE session_event_index`.execute(database.db);
+
+    for (const name of ["client", "service"])
+      buses.push(await connectBus({ servers: testNatsUrl(), prefix, name }));
+    const [client, service] = buses as [Bus, Bus];
+    const log = createLogger({ service: "retrieval-bench", level: "warn" });
+    await ensureStreams(service.jsm, service.catalog);
+    const relay = createOutboxRelay({
+      db: database.db,
+      listenUrl: database.url,
+      js: service.js,
+      subjects: service.subjects,
+      pollIntervalMs: 50,
+    });
+    await relay.start();
+    stoppers.push(() => relay.stop());
+    const indexer = await startEventIndexer({ db: database.appDb, bus: service, log, concurrency: 16 });
+    stoppers.push(() => indexer.stop());
+    const server = startMemoryServer({
+      bus: service,
+      db: database.appDb,
+      tracer: trace.getTracer("retrieval-bench"),
+      log,
+      limits: { maxEntryBytes: 64 * 1024, maxStoreBytes: 1024 ** 3 },
+      replicaId: "bench",
+    });
+    stoppers.push(() => server.stop());
+    await Promise.all(buses.map((bus) => bus.nc.flush()));
+    const memory = createMemoryClient(client);
+
+    let hits = 0;
+    let callIndex = 0;
+    const searchMs = await timed(searches, async (index) => {
+      const a = WORDS[Math.abs(index) % WORDS.length];
+      const b = WORDS[Math.abs(index * 13 + 5) % WORDS.length];
+      const query =
+        index % 3 === 0 ? `"${a} ${b}"` : index % 3 === 1 ? `${a} ${b}` : `${a} or ${b} -${WORDS[0]}`;
+      const response = await memory.execute({
+        tenant_id: agent.tenantId,
+        agent_id: agent.agentId,
+        session_id: "sesn_bench",
+        wake_id: "wake_bench",
+        tool_call_id: `tcall_bench_${callIndex++}`,
+        tool: "retrieval_search",
+        input: { query, limit: 10 },
+      });
+      if (index >= 0) hits += (response.result.hits as unknown[]).length;
+    });
+
+    const scope = { tenantId: agent.tenantId, agentId: agent.agentId };
+    const lags: number[] = [];
+    for (let index = 0; index < lagSamples; index++) {
+      const token = `lagtoken${index}x${newId("event").slice(-8)}`;
+      await append(database.appDb, {
+        tenantId: agent.tenantId,
+        sessionId: sessions[index % sessionCount] ?? "",
+        events: [{ type: "user.message", content: [{ type: "text", text: `probe ${token}` }] }],
+      });
+      const committed = performance.now();
+      const deadline = committed + 10_000;
+      while ((await searchSessionEvents(database.appDb, scope, { query: token, limit: 1 })).length === 0) {
+        if (performance.now() > deadline) throw new Error(`event ${token} was not searchable within 10 s`);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      lags.push(performance.now() - committed);
+    }
+    return {
+      events: total,
+      indexedPerSecond,
+      searchMs,
+      meanHitsPerSearch: Math.round((hits / searches) * 100) / 100,
+      commitToSearchableMs: summarize(lags),
+    };
+  } finally {
+    for (const stop of stoppers.reverse()) await stop();
+    if (buses[0]) await cleanupPrefix(buses[0].jsm, prefix);
+    await Promise.all(buses.map((bus) => bus.close()));
+    await database.drop();
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runRetrievalBench().then(
+    (result) => console.log(JSON.stringify(result, null, 2)),
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
+}

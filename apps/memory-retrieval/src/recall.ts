@@ -1,0 +1,66 @@
+import {
+  type MemoryRecallRequest,
+  type MemoryRecallResponse,
+  NOTEPAD_STORE,
+  SKILLS_STORE,
+} from "@wakeloop/contracts";
+import { type Database, readMemoryEntry, searchMemory, withTenant } from "@wakeloop/db";
+import type { Kysely } from "kysely";
+
+/** Words of the new input searched for at most; a long paste does not become a huge query. */
+const MAX_QUERY_WORDS = 32;
+
+/**
+ * A websearch query matching any word of the input (`a or b or c`): a user's sentence rarely holds
+ * every word of a note, and `ts_rank_cd` ranks entries matching more of them first. Words shorter than
+ * three characters are left out, and `or`, the websearch operator, is not a word here.
+ */
+export function recallQuery(text: string): string | null {
+  const words = new Set<string>();
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}_]{3,}/gu) ?? []) {
+    if (word === "or") continue;
+    words.add(word);
+    if (words.size === MAX_QUERY_WORDS) break;
+  }
+  return words.size === 0 ? null : [...words].join(" or ");
+}
+
+/**
+ * The agent's memory entries (skills and notepads left out, as in `memory_search`) best matching the
+ * new input, with their live content: the harness puts them in the system context within its budget.
+ */
+export async function recallMemory(
+  db: Kysely<Database>,
+  request: MemoryRecallRequest,
+): Promise<MemoryRecallResponse> {
+  const query = recallQuery(request.text);
+  if (query === null) return { hits: [] };
+  const scope = { tenantId: request.tenant_id, agentId: request.agent_id };
+  // One tenant transaction on one connection for the search and the reads (the helpers join it).
+  const { found, entries } = await withTenant(db, request.tenant_id, async (trx) => {
+    const found = await searchMemory(trx, scope, {
+      query,
+      excludeStores: [SKILLS_STORE, NOTEPAD_STORE],
+      limit: request.limit,
+    });
+    const entries = [];
+    for (const hit of found) entries.push(await readMemoryEntry(trx, scope, hit.store, hit.target));
+    return { found, entries };
+  });
+  return {
+    hits: found.flatMap((hit, index) => {
+      const entry = entries[index];
+      // Deleted between the search and the read: nothing to recall.
+      if (entry === null || entry === undefined) return [];
+      return [
+        {
+          store: hit.store,
+          target: hit.target,
+          version_id: entry.version_id,
+          content: entry.content,
+          rank: hit.rank,
+        },
+      ];
+    }),
+  };
+}

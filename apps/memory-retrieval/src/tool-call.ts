@@ -1,0 +1,28 @@
+import { type MemoryAuthor, WakeloopError } from "@wakeloop/contracts";
+import type { Database, MemoryLimits, MemoryScope } from "@wakeloop/db";
+import type { Kysely } from "kysely";
+import type { z } from "zod";
+
+/** One memory tool call as the tools see it. */
+export interface ToolCall {
+  /** The pool for reads; for writes, the transaction their idempotency record commits in. */
+  db: Kysely<Database>;
+  scope: MemoryScope;
+  sessionId: string;
+  author: MemoryAuthor;
+  input: unknown;
+  limits: MemoryLimits;
+}
+
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, tool: string): z.output<S> {
+  const parsed = schema.safeParse(input ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`);
+    throw new WakeloopError("memory_invalid_input", `invalid ${tool} input: ${issues.join("; ")}`);
+  }
+  return parsed.data;
+}
+
+export function notFound(what: string, hint: string): WakeloopError {
+  return new WakeloopError("memory_not_found", `${what} does not exist; ${hint}`);
+}

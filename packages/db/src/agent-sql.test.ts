@@ -1,0 +1,171 @@
+import { createTestDatabase, type SeededAgent, seedAgent, type TestDatabase } from "@wakeloop/testing";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AgentSqlLimits, describeAgentSchema, runAgentSql } from "./agent-sql";
+
+let testDb: TestDatabase;
+let pool: pg.Pool;
+let mine: { tenantId: string; agentId: string };
+let sibling: SeededAgent;
+
+const limits: AgentSqlLimits = { statementTimeoutMs: 5_000, maxRows: 1_000, quotaBytes: 100 * 1024 * 1024 };
+
+beforeAll(async () => {
+  testDb = await createTestDatabase({ max: 3 });
+  pool = new pg.Pool({ connectionString: testDb.agentSqlUrl, max: 3 });
+  const seeded = await seedAgent(testDb.db);
+  mine = { tenantId: seeded.tenantId, agentId: seeded.agentId };
+  sibling = await seedAgent(testDb.db);
+});
+afterAll(async () => {
+  await pool.end();
+  await testDb.drop();
+});
+
+const run = (sql: string, params: unknown[] = [], options: Partial<AgentSqlLimits> = {}) =>
+  runAgentSql(pool, mine, { sql, params }, { ...limits, ...options });
+
+describe("agent SQL", () => {
+  it("creates, writes with ? params, reads rows and describes the schema", async () => {
+    expect(await run("CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL, meta jsonb)")).toEqual({
+      kind: "changes",
+      command: "CREATE",
+      changes: 0,
+    });
+    const written = await run("INSERT INTO notes (body, meta) VALUES (?, ?), (?, NULL)", [
+      "a '?'",
+      { k: 1 },
+      "b",
+    ]);
+    expect(written).toMatchObject({ kind: "changes", command: "INSERT", changes: 2 });
+    expect(await run("SELECT body, meta->>'k' AS k FROM notes WHERE body <> '?' ORDER BY id")).toEqual({
+      kind: "rows",
+      columns: ["body", "k"],
+      rows: [
+        ["a '?'", "1"],
+        ["b", null],
+      ],
+      row_count: 2,
+      truncated: false,
+    });
+    expect(await run("UPDATE notes SET body = ? WHERE id = ? RETURNING id", ["c", 2])).toMatchObject({
+      kind: "rows",
+      rows: [[2]],
+    });
+    expect(await describeAgentSchema(pool, mine, limits)).toEqual([
+      {
+        name: "notes",
+        columns: [
+          { name: "id", type: "integer", notnull: true, pk: true },
+          { name: "body", type: "text", notnull: true, pk: false },
+          { name: "meta", type: "jsonb", notnull: false, pk: false },
+        ],
+        row_count: 2,
+      },
+    ]);
+  });
+
+  it("runs calls of one agent side by side (each holds the role for its own transaction)", async () => {
+    await run("CREATE TABLE hits (n int)");
+    await Promise.all(Array.from({ length: 12 }, (_, n) => run("INSERT INTO hits VALUES (?)", [n])));
+    expect(await run("SELECT count(*)::int FROM hits")).toMatchObject({ rows: [[12]] });
+    const held = await testDb.db
+      .selectFrom("agent_sql_schemas")
+      .select("role_name")
+      .where("agent_id", "=", mine.agentId)
+      .executeTakeFirstOrThrow();
+    // No grant outlives its call.
+    const members = await pool.query(
+      "SELECT count(*)::int AS n FROM pg_auth_members WHERE roleid = $1::regrole",
+      [held.role_name],
+    );
+    expect(members.rows[0]?.n).toBe(0);
+  });
+
+  it("returns at most maxRows rows and says so", async () => {
+    const result = await run("SELECT g FROM generate_series(1, 5000) AS g");
+    expect(result).toMatchObject({ kind: "rows", row_count: 1_000, truncated: true });
+    const capped = await run("SELECT g FROM generate_series(1, 3) AS g", [], { maxRows: 3 });
+    expect(capped).toMatchObject({ row_count: 3, truncated: false });
+  });
+
+  it("cancels a statement past the timeout with a clear error", async () => {
+    await expect(run("SELECT pg_sleep(2)", [], { statementTimeoutMs: 200 })).rejects.toMatchObject({
+      code: "agent_sql_timeout",
+      message: expect.stringMatching(/longer than the 200 ms limit/),
+    });
+  });
+
+  it("rolls back a write that takes the schema over its quota", async () => {
+    await run("CREATE TABLE blobs (body text)");
+    await expect(
+      run("INSERT INTO blobs SELECT md5(g::text) FROM generate_series(1, 20000) AS g", [], {
+        quotaBytes: 256 * 1024,
+      }),
+    ).rejects.toMatchObject({
+      code: "agent_sql_quota",
+      message: expect.stringMatching(/over its quota of 262144 bytes/),
+    });
+    expect(await run("SELECT count(*)::int FROM blobs")).toMatchObject({ rows: [[0]] });
+  });
+
+  it("cannot read another agent's schema, the platform's tables, nor escape its role", async () => {
+    await runAgentSql(
+      pool,
+      { tenantId: sibling.tenantId, agentId: sibling.agentId },
+      { sql: "CREATE TABLE secrets (s text)", params: [] },
+      limits,
+    );
+    const [siblingSchema] = (
+      await testDb.db
+        .selectFrom("agent_sql_schemas")
+        .select("role_name")
+        .where("agent_id", "=", sibling.agentId)
+        .execute()
+    ).map((row) => row.role_name);
+    await expect(run(`SELECT * FROM ${siblingSchema}.secrets`)).rejects.toMatchObject({
+      code: "agent_sql_error",
+      message: expect.stringMatching(/permission denied for schema/),
+    });
+    await expect(run("SELECT * FROM public.sessions")).rejects.toMatchObject({
+      message: expect.stringMatching(/permission denied for schema public/),
+    });
+    // Resetting the role lands on the runner, which reads nothing and cannot enter a second agent.
+    await expect(
+      run("SELECT set_config('role', 'none', true), (SELECT count(*) FROM public.tenants)"),
+    ).rejects.toMatchObject({
+      message: expect.stringMatching(/permission denied/),
+    });
+    const enterSibling = `DO $$ BEGIN
+      PERFORM set_config('role', 'none', true);
+      PERFORM public.wl_agent_sql_enter('${sibling.tenantId}', '${sibling.agentId}');
+    END $$`;
+    await expect(run(enterSibling)).rejects.toMatchObject({
+      message: expect.stringMatching(/already entered an agent database/),
+    });
+    await expect(run(`SET ROLE ${siblingSchema}`)).rejects.toMatchObject({
+      message: expect.stringMatching(/permission denied/),
+    });
+    const [mySchema] = (
+      await testDb.db
+        .selectFrom("agent_sql_schemas")
+        .select("role_name")
+        .where("agent_id", "=", mine.agentId)
+        .execute()
+    ).map((row) => row.role_name);
+    await expect(run(`GRANT USAGE ON SCHEMA ${mySchema} TO PUBLIC`)).rejects.toMatchObject({
+      message: expect.stringMatching(/cannot be shared/),
+    });
+    await expect(run("CREATE TEMP TABLE t (x int)")).rejects.toMatchObject({
+      message: expect.stringMatching(/permission denied/),
+    });
+  });
+
+  it("refuses transaction control, empty SQL and mismatched params without running anything", async () => {
+    await expect(run("COMMIT")).rejects.toMatchObject({ code: "agent_sql_refused" });
+    await expect(run("  -- nothing\n")).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(run("SELECT ?", [])).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(run("SELECT 1; DROP TABLE notes")).rejects.toMatchObject({ code: "agent_sql_error" });
+    expect(await run("SELECT count(*)::int FROM notes")).toMatchObject({ rows: [[2]] });
+  });
+});

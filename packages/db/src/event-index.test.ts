@@ -1,0 +1,197 @@
+import type { SessionEvent } from "@wakeloop/contracts";
+import {
+  createTestDatabase,
+  type SeededAgent,
+  seedAgent,
+  seedSession,
+  type TestDatabase,
+} from "@wakeloop/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { indexSessionEvents, searchSessionEvents, searchSpans } from "./event-index";
+import { newId } from "./ids";
+
+let testDb: TestDatabase;
+let seeded: SeededAgent;
+let other: SeededAgent;
+let sessionA: string;
+let sessionB: string;
+let otherSession: string;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase({ max: 4 });
+  seeded = await seedAgent(testDb.db);
+  other = await seedAgent(testDb.db);
+  sessionA = (await seedSession(testDb.db, seeded)).id;
+  sessionB = (await seedSession(testDb.db, seeded)).id;
+  otherSession = (await seedSession(testDb.db, other)).id;
+});
+afterAll(() => testDb.drop());
+
+const scopeOf = (agent: SeededAgent) => ({ tenantId: agent.tenantId, agentId: agent.agentId });
+let seq = 0;
+const envelope = (sessionId: string) => ({
+  id: newId("event"),
+  session_id: sessionId,
+  seq: ++seq,
+  processed_at: null,
+  created_at: new Date().toISOString(),
+});
+const message = (sessionId: string, text: string): SessionEvent => ({
+  ...envelope(sessionId),
+  type: "user.message",
+  content: [{ type: "text", text }],
+});
+
+describe("session event index", () => {
+  it("indexes messages and tool calls once per event id and ranks them with websearch syntax", async () => {
+    const db = testDb.appDb;
+    const deploy = message(sessionA, "The staging deploy failed because the migration lock timed out");
+    const toolUse: SessionEvent = {
+      ...envelope(sessionA),
+      type: "agent.tool_use",
+      name: "bash",
+      input: { command: "kubectl rollout restart deploy/api-gateway-7f3c" },
+      evaluated_permission: "allow",
+    };
+    const status: SessionEvent = { ...envelope(sessionA), type: "session.status_running" };
+    expect(await indexSessionEvents(db, seeded.tenantId, [deploy, toolUse, status])).toBe(2);
+    // A redelivery adds nothing.
+    expect(await indexSessionEvents(db, seeded.tenantId, [deploy])).toBe(0);
+
+    const hits = await searchSessionEvents(db, scopeOf(seeded), {
+      query: "deploy migration -canary",
+      limit: 5,
+    });
+    expect(hits.map((hit) => hit.event_id)).toEqual([deploy.id]);
+    expect(hits[0]).toMatchObject({ session_id: sessionA, type: "user.message", match: "full_text" });
+    expect(hits[0]?.snippet).toContain("<b>migration</b>");
+    expect(await searchSessionEvents(db, scopeOf(seeded), { query: '"lock deploy"', limit: 5 })).toEqual([]);
+
+    // An identifier the text parser splits is found by trigram.
+    const byId = await searchSessionEvents(db, scopeOf(seeded), { query: "gateway-7f3c", limit: 5 });
+    expect(byId.map((hit) => [hit.event_id, hit.tool_name, hit.match])).toEqual([
+      [toolUse.id, "bash", "trigram"],
+    ]);
+  });
+
+  it("gives a tool result the name of its committed tool call", async () => {
+    const use = {
+      ...envelope(sessionA),
+      type: "agent.tool_use" as const,
+      name: "read_file",
+      input: { path: "notes/oncall.md" },
+      evaluated_permission: "allow" as const,
+    };
+    const { id, session_id, seq: useSeq, processed_at, created_at, ...body } = use;
+    await testDb.db
+      .insertInto("session_events")
+      .values({
+        id,
+        session_id,
+        seq: useSeq,
+        tenant_id: seeded.tenantId,
+        body: JSON.stringify(body),
+        type: use.type,
+        created_at,
+        processed_at,
+      })
+      .execute();
+    const result: SessionEvent = {
+      ...envelope(sessionA),
+      type: "agent.tool_result",
+      tool_use_id: use.id,
+      content: [{ type: "text", text: "pager rotation: weekly handover on mondays" }],
+      is_error: false,
+    };
+    await indexSessionEvents(testDb.appDb, seeded.tenantId, [result]);
+    const hits = await searchSessionEvents(testDb.appDb, scopeOf(seeded), {
+      query: "pager handover",
+      limit: 5,
+    });
+    expect(hits.map((hit) => [hit.event_id, hit.type, hit.tool_name])).toEqual([
+      [result.id, "agent.tool_result", "read_file"],
+    ]);
+  });
+
+  it("filters by session, leaves the caller's session out, and never crosses agents or tenants", async () => {
+    const db = testDb.appDb;
+    const inB = message(sessionB, "remember the quarterly invoice reconciliation");
+    await indexSessionEvents(db, seeded.tenantId, [inB]);
+    await indexSessionEvents(db, other.tenantId, [
+      message(otherSession, "quarterly invoice reconciliation too"),
+    ]);
+
+    const scope = scopeOf(seeded);
+    const all = await searchSessionEvents(db, scope, { query: "invoice reconciliation", limit: 5 });
+    expect(all.map((hit) => hit.session_id)).toEqual([sessionB]);
+    expect(
+      await searchSessionEvents(db, scope, { query: "invoice", excludeSessionId: sessionB, limit: 5 }),
+    ).toEqual([]);
+    expect(
+      await searchSessionEvents(db, scope, { query: "invoice", sessionIds: [sessionA], limit: 5 }),
+    ).toEqual([]);
+    const theirs = await searchSessionEvents(db, scopeOf(other), { query: "invoice", limit: 5 });
+    expect(theirs.map((hit) => hit.session_id)).toEqual([otherSession]);
+    // Another tenant's event named with this tenant is dropped: its session is not this tenant's.
+    expect(await indexSessionEvents(db, seeded.tenantId, [message(otherSession, "smuggled invoice")])).toBe(
+      0,
+    );
+    // Another agent of the same tenant finds nothing.
+    expect(
+      await searchSessionEvents(
+        db,
+        { tenantId: seeded.tenantId, agentId: "agent_none" },
+        { query: "invoice", limit: 5 },
+      ),
+    ).toEqual([]);
+  });
+
+  it("finds the agent's spans by name and attribute", async () => {
+    const start = new Date();
+    await testDb.db
+      .insertInto("spans")
+      .values([
+        {
+          trace_id: "a".repeat(32),
+          span_id: "b".repeat(16),
+          tenant_id: seeded.tenantId,
+          session_id: sessionA,
+          name: "tool bash",
+          kind: "internal",
+          service_name: "harness-worker",
+          start_time: start,
+          end_time: new Date(start.getTime() + 25),
+          status_code: "error",
+          attributes: JSON.stringify({ "wakeloop.tool.name": "bash", "error.type": "sandbox_timeout" }),
+          events: "[]",
+        },
+        {
+          trace_id: "c".repeat(32),
+          span_id: "d".repeat(16),
+          tenant_id: other.tenantId,
+          session_id: otherSession,
+          name: "tool bash",
+          kind: "internal",
+          service_name: "harness-worker",
+          start_time: start,
+          end_time: start,
+          status_code: "ok",
+          attributes: "{}",
+          events: "[]",
+        },
+      ])
+      .execute();
+    const byName = await searchSpans(testDb.appDb, scopeOf(seeded), { query: "tool bash", limit: 5 });
+    expect(byName).toEqual([
+      expect.objectContaining({ session_id: sessionA, matched: "name", duration_ms: 25 }),
+    ]);
+    const byAttribute = await searchSpans(testDb.appDb, scopeOf(seeded), {
+      query: "sandbox_timeout",
+      limit: 5,
+    });
+    expect(byAttribute.map((hit) => hit.matched)).toEqual(["attributes"]);
+    expect(await searchSpans(testDb.appDb, scopeOf(other), { query: "sandbox_timeout", limit: 5 })).toEqual(
+      [],
+    );
+  });
+});

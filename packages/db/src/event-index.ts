@@ -1,0 +1,174 @@
+import type { Content, SessionEvent } from "@wakeloop/contracts";
+import { type Kysely, sql } from "kysely";
+import type { Database } from "./database";
+import type { MemoryScope } from "./memory-store";
+import { withTenant } from "./tenant-scope";
+
+/*
+ * The search index of session history (migration 0017): the text of each committed message, tool call
+ * and tool result, keyed by event id, scoped to the session's tenant and agent. The memory-retrieval
+ * service writes it from the committed-events stream; nothing here rescans `session_events`.
+ */
+
+/** Characters of one event kept searchable; a longer tool result is indexed by its beginning. */
+export const MAX_INDEXED_CHARS = 32_000;
+
+export interface IndexableText {
+  content: string;
+  toolName: string | null;
+  /** A result's tool call (its event id): the index takes the tool name from it. */
+  toolUseId: string | null;
+}
+
+const contentText = (content: Content) =>
+  content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
+
+function textOf(content: Content, toolUseId: string | null): IndexableText | null {
+  const text = contentText(content);
+  return text.trim() === "" ? null : { content: text.slice(0, MAX_INDEXED_CHARS), toolName: null, toolUseId };
+}
+
+/** The searchable text of an event, or null for events that carry none (status, spans, usage). */
+export function indexableText(event: SessionEvent): IndexableText | null {
+  switch (event.type) {
+    case "user.message":
+    case "agent.message":
+      return textOf(event.content, null);
+    case "agent.tool_result":
+      return textOf(event.content, event.tool_use_id);
+    case "agent.mcp_tool_result":
+      return textOf(event.content, event.mcp_tool_use_id);
+    case "user.custom_tool_result":
+      return textOf(event.content, event.custom_tool_use_id);
+    case "agent.tool_use":
+    case "agent.mcp_tool_use":
+    case "agent.custom_tool_use":
+      return {
+        content: JSON.stringify(event.input).slice(0, MAX_INDEXED_CHARS),
+        toolName: event.name,
+        toolUseId: null,
+      };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Indexes the events of one tenant that carry text. The agent comes from each event's session, a
+ * result's tool name from its committed tool call; an event already indexed (a redelivery) is left as
+ * it is. Returns how many rows were added.
+ */
+export async function indexSessionEvents(
+  db: Kysely<Database>,
+  tenantId: string,
+  events: readonly SessionEvent[],
+): Promise<number> {
+  const rows = events.flatMap((event) => {
+    const text = indexableText(event);
+    return text === null
+      ? []
+      : [
+          {
+            event_id: event.id,
+            session_id: event.session_id,
+            seq: event.seq,
+            type: event.type,
+            tool_name: text.toolName,
+            tool_use_id: text.toolUseId,
+            content: text.content,
+            created_at: event.created_at,
+          },
+        ];
+  });
+  if (rows.length === 0) return 0;
+  return withTenant(db, tenantId, async (trx) => {
+    const result = await sql`
+      INSERT INTO session_event_index
+        (event_id, tenant_id, agent_id, session_id, seq, type, tool_name, content, created_at)
+      SELECT r.event_id, s.tenant_id, s.agent_id, r.session_id, r.seq, r.type,
+        coalesce(r.tool_name, (SELECT u.body->>'name' FROM session_events u WHERE u.id = r.tool_use_id)),
+        r.content, r.created_at
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(event_id text, session_id text, seq integer,
+        type text, tool_name text, tool_use_id text, content text, created_at timestamptz)
+      JOIN sessions s ON s.id = r.session_id AND s.tenant_id = ${tenantId}
+      ON CONFLICT (event_id) DO NOTHING`.execute(trx);
+    return Number(result.numAffectedRows ?? 0);
+  });
+}
+
+export interface EventSearchOptions {
+  /** Web search syntax; one token with no full-text match falls back to trigram similarity. */
+  query: string;
+  /** Only these sessions (default: every session of the agent). */
+  sessionIds?: string[];
+  /** Leave this session out (the caller's own). */
+  excludeSessionId?: string;
+  limit: number;
+}
+
+export interface EventHit {
+  event_id: string;
+  session_id: string;
+  seq: number;
+  type: string;
+  tool_name: string | null;
+  created_at: string;
+  snippet: string;
+  rank: number;
+  match: "full_text" | "trigram";
+}
+
+/** Ranked search over the agent's indexed session events, in the same two steps as `searchMemory`. */
+export function searchSessionEvents(
+  db: Kysely<Database>,
+  scope: MemoryScope,
+  options: EventSearchOptions,
+): Promise<EventHit[]> {
+  return withTenant(db, scope.tenantId, async (trx) => {
+    type Row = Omit<EventHit, "match" | "created_at"> & { created_at: Date };
+    const args = sql`${scope.agentId}, ${options.query}, ${options.sessionIds ?? null}::text[],
+      ${options.excludeSessionId ?? null}::text, ${options.limit}::int`;
+    const toHit = (match: EventHit["match"]) => (row: Row) => ({
+      ...row,
+      created_at: row.created_at.toISOString(),
+      rank: Number(row.rank),
+      match,
+    });
+    const fullText = await sql<Row>`SELECT * FROM wl_event_search_text(${args})`.execute(trx);
+    if (fullText.rows.length > 0) return fullText.rows.map(toHit("full_text"));
+    if (/\s/.test(options.query.trim())) return [];
+    const trigram = await sql<Row>`SELECT * FROM wl_event_search_trigram(${args})`.execute(trx);
+    return trigram.rows.map(toHit("trigram"));
+  });
+}
+
+export interface SpanHit {
+  trace_id: string;
+  span_id: string;
+  session_id: string;
+  wake_id: string | null;
+  name: string;
+  status_code: string;
+  start_time: string;
+  duration_ms: number;
+  /** Where the query matched: the span name or its attributes. */
+  matched: "name" | "attributes";
+}
+
+/** The agent's spans (through their sessions) whose name or attributes contain the query, newest first. */
+export function searchSpans(
+  db: Kysely<Database>,
+  scope: MemoryScope,
+  options: { query: string; sessionIds?: string[]; limit: number },
+): Promise<SpanHit[]> {
+  return withTenant(db, scope.tenantId, async (trx) => {
+    type Row = Omit<SpanHit, "start_time"> & { start_time: Date };
+    const result = await sql<Row>`SELECT * FROM wl_span_search(${scope.agentId}, ${options.query},
+      ${options.sessionIds ?? null}::text[], ${options.limit}::int)`.execute(trx);
+    return result.rows.map((row) => ({
+      ...row,
+      start_time: row.start_time.toISOString(),
+      duration_ms: Number(row.duration_ms),
+    }));
+  });
+}

@@ -1,0 +1,2 @@
+export { createMemoryClient, type MemoryClient, type MemoryClientOptions } from "./memory-client";
+export { memoryService } from "./memory-service";

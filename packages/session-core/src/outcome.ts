@@ -1,0 +1,42 @@
+/** How an outcome's graded attempts are moving (openboa "outcomes"): the latest against the one before. */
+export type OutcomeTrend = "first_iteration" | "improving" | "stable" | "regressing";
+
+/** One graded attempt, as much of it as the trend and the promotion gate read. */
+export interface GradedAttempt {
+  /** 0..1: the share of the success criteria the evaluator found met. */
+  score: number;
+  /** The evaluator's verdict that the attempt meets the outcome. */
+  passed: boolean;
+}
+
+/** Score differences at or below this are noise, not a change of direction. */
+export const TREND_TOLERANCE = 0.01;
+
+/** The trend of attempts in the order they were graded; null before the first grade. */
+export function outcomeTrend(attempts: readonly GradedAttempt[]): OutcomeTrend | null {
+  const latest = attempts.at(-1);
+  const previous = attempts.at(-2);
+  if (latest === undefined) return null;
+  if (previous === undefined) return "first_iteration";
+  const delta = latest.score - previous.score;
+  if (delta > TREND_TOLERANCE) return "improving";
+  if (delta < -TREND_TOLERANCE) return "regressing";
+  return "stable";
+}
+
+/**
+ * Whether shared writes (memory promotion) are safe for this outcome: the latest attempt passed and did
+ * not fall back from the one before. With no grade yet nothing is known, so nothing is promoted.
+ */
+export function promotionReady(attempts: readonly GradedAttempt[]): boolean {
+  const latest = attempts.at(-1);
+  return latest?.passed === true && outcomeTrend(attempts) !== "regressing";
+}
+
+/** The next step the evaluator posture points to (openboa `nextOutcomeStep`). */
+export function nextOutcomeStep(attempts: readonly GradedAttempt[]): string | null {
+  if (promotionReady(attempts)) return null;
+  const trend = outcomeTrend(attempts);
+  if (trend === null) return "outcome_evaluate";
+  return trend === "stable" || trend === "regressing" ? "outcome_history" : "outcome_evaluate";
+}

@@ -1,0 +1,41 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
+
+export interface MetricsServer {
+  /** The bound port (differs from the requested one when that was 0). */
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * `GET /metrics` in the Prometheus text format, on its own port so a scrape never queues behind API
+ * traffic or health probes. Our own server rather than the exporter's, which cannot report the port
+ * it bound when given 0 (tests) and would start listening before the service is up.
+ */
+export async function startMetricsServer(exporter: PrometheusExporter, port: number): Promise<MetricsServer> {
+  const server = createServer((request, response) => {
+    if (request.method !== "GET" || new URL(request.url ?? "/", "http://metrics").pathname !== "/metrics") {
+      response
+        .writeHead(404, { "content-type": "text/plain" })
+        .end("not found; metrics are at GET /metrics\n");
+      return;
+    }
+    exporter.getMetricsRequestHandler(request, response);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,94 @@
+import { type ToolDefinition, WaitForSessionsInput } from "@wakeloop/contracts";
+import { z } from "zod";
+import { managedTool } from "./define";
+
+// Sub-sessions (personal-agent "Sub-Sessions"; openboa `session_delegate`, OpenClaw `sessions_spawn` as
+// aliases of `spawn_session`). A child is a real session; the orchestrator tells the parent when it
+// finishes (`session.child_completed`) and answers the parent's `wait_for_sessions`.
+
+const SessionId = z.string().min(1).max(128);
+
+export const SpawnSessionInput = z.object({
+  task: z
+    .string()
+    .min(1)
+    .max(100_000)
+    .describe("The instruction for the sub-session: what it sees as its first user message"),
+  agent_id: SessionId.optional().describe(
+    "Another agent of this tenant to run the sub-session; default: this session's agent",
+  ),
+  token_limit: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Max tokens the sub-session may use; at most what this session has left. Default: all of it"),
+  title: z.string().max(500).optional().describe("A short title for the sub-session"),
+});
+export type SpawnSessionInput = z.infer<typeof SpawnSessionInput>;
+
+export const ReportResultInput = z.object({
+  result: z.string().max(100_000).describe("The result to send back to the parent session"),
+});
+export type ReportResultInput = z.infer<typeof ReportResultInput>;
+
+const SPAWN_DESCRIPTION =
+  "Create and start a sub-session that works on `task` independently, with its own history and a token " +
+  "budget carved from this session's. Returns { id } at once; use wait_for_sessions to get its result.";
+
+const spawn = (name: string, description: string): ToolDefinition =>
+  managedTool({
+    name,
+    description,
+    input: SpawnSessionInput,
+    permissionPolicy: "always_allow",
+    effects: ["spawn"],
+    destructive: false,
+    idempotent: false,
+    interruptBehavior: "block",
+    group: "sessions",
+    // Spawns of one session run one at a time, so the children limit never races a sibling call.
+    parallelism: { parallelSafe: false, resourceKey: "sub_sessions" },
+    executor: "inline",
+  });
+
+/** The names other systems give `spawn_session`, with the same input and one implementation. */
+export const SPAWN_ALIASES = ["sessions_spawn", "session_delegate"] as const;
+
+export const subSessionTools: ToolDefinition[] = [
+  spawn("spawn_session", SPAWN_DESCRIPTION),
+  ...SPAWN_ALIASES.map((alias) => spawn(alias, `Alias of spawn_session. ${SPAWN_DESCRIPTION}`)),
+  managedTool({
+    name: "wait_for_sessions",
+    description:
+      "Pause this session until the given sub-sessions finish (report a result, end, or run out of budget " +
+      "or retries). Returns { results: [{ id, status, result }] }.",
+    input: WaitForSessionsInput,
+    permissionPolicy: "always_allow",
+    effects: ["read"],
+    destructive: false,
+    idempotent: true,
+    interruptBehavior: "cancel",
+    group: "sessions",
+    parallelism: { parallelSafe: true },
+    pauses: "wait_for_sessions",
+    // The session pauses on it (`requires_action`) and the orchestrator answers it when the children finish.
+    executor: "client",
+  }),
+  managedTool({
+    name: "report_result",
+    description:
+      "Only in sub-sessions: send your result to the parent session and end this session. Nothing runs " +
+      "after it. Returns { reported: true }.",
+    input: ReportResultInput,
+    permissionPolicy: "always_allow",
+    effects: ["state"],
+    destructive: false,
+    idempotent: true,
+    interruptBehavior: "block",
+    group: "sessions",
+    parallelism: { parallelSafe: false, resourceKey: "sub_session_result" },
+    availability: ["session.is_child"],
+    executor: "inline",
+  }),
+];

@@ -1,0 +1,63 @@
+import type { Budget, TokenUsage } from "@wakeloop/contracts";
+
+/** The platform's sub-session limits (service configuration, shared by the harness and the gateway). */
+export interface SubSessionLimits {
+  /** Sessions this deep may not spawn (a root session is depth 0). */
+  maxDepth: number;
+  /** Sub-sessions one session may spawn in its life. */
+  maxChildren: number;
+}
+
+/** Where a session stands against the limits: its depth and how many sub-sessions it spawned. */
+export interface SpawnPlace {
+  depth: number;
+  childCount: number;
+}
+
+/** The limit a spawn would break, with the rule `/tools` names for it; null when spawning is allowed. */
+export function spawnRefusal(
+  place: SpawnPlace,
+  limits: SubSessionLimits,
+): { rule: string; reason: string } | null {
+  if (place.depth >= limits.maxDepth) {
+    return {
+      rule: `sub_session.max_depth:${limits.maxDepth}`,
+      reason: `session depth ${place.depth} is at the maximum ${limits.maxDepth}; tools that spawn sessions are removed`,
+    };
+  }
+  if (place.childCount >= limits.maxChildren) {
+    return {
+      rule: `sub_session.max_children:${limits.maxChildren}`,
+      reason: `the session has spawned ${place.childCount} sub-sessions, the maximum ${limits.maxChildren}; tools that spawn sessions are removed`,
+    };
+  }
+  return null;
+}
+
+export type CarvedBudget = { ok: true; budget: Budget } | { ok: false; message: string };
+
+/**
+ * A child's token budget, carved from its parent's: never more than the parent has left, so a tool call
+ * cannot hand out tokens its session does not have. `requested` (the tool's `token_limit`) and the
+ * child agent's own limit (`agentLimit`) can only lower it; null means no limit at all.
+ */
+export function carveChildBudget(input: {
+  parent: { budget: Budget; usage: TokenUsage };
+  requested?: number | undefined;
+  agentLimit: number | null;
+}): CarvedBudget {
+  const { parent, requested } = input;
+  const max = parent.budget.max_total_tokens;
+  const left = max === null ? null : max - parent.usage.input_tokens - parent.usage.output_tokens;
+  if (left !== null && left <= 0) {
+    return { ok: false, message: "this session has no tokens left to give a sub-session" };
+  }
+  if (requested !== undefined && left !== null && requested > left) {
+    return {
+      ok: false,
+      message: `token_limit ${requested} is more than this session has left (${left}); ask for at most ${left}`,
+    };
+  }
+  const limits = [requested, left, input.agentLimit].filter((limit) => typeof limit === "number");
+  return { ok: true, budget: { max_total_tokens: limits.length === 0 ? null : Math.min(...limits) } };
+}
