@@ -1,4 +1,20 @@
 // The deterministic tool core: no I/O, no clock, no randomness. See ../ARCHITECTURE.md.
+
+export {
+  AGENT_CODE_LIMITS,
+  AGENT_CODE_NAME,
+  type AgentCodeCheck,
+  type AgentCodeDraft,
+  agentCodeNameProblem,
+  checkAgentCode,
+  libraryClosure,
+} from "./agent-code";
+export {
+  type AgentDefinedToolSpec,
+  agentDefinedToolDefinition,
+  agentToolName,
+  storedAgentToolName,
+} from "./agent-defined-tools";
 export {
   BatchPlan,
   type ModelToolCall,
@@ -10,6 +26,20 @@ export {
   RunCall,
 } from "./batch-planner";
 export { managedTools } from "./builtins";
+export {
+  AGENT_CODE_GROUPS,
+  agentCodeTools,
+  CreateLibraryInput,
+  CreateToolInput,
+  CreateUiComponentInput,
+  ListInput,
+  ListToolsInput,
+  NameInput,
+  ToolNameInput,
+  UpdateLibraryInput,
+  UpdateToolInput,
+  UpdateUiComponentInput,
+} from "./builtins/agent-code";
 export { AskUserInput, askUserTool } from "./builtins/ask-user";
 export {
   DbSchemaInput,
