@@ -94,7 +94,7 @@ async function runInline(ctx: ToolContext, call: RunnableCall): Promise<ToolOutc
     );
   }
   if (call.tool.name === "llm_generate") return runLlmGenerate(ctx, call.input);
-  if (call.tool.group === "messaging") return runUiTool(call.id, call.tool.name, call.input);
+  if (call.tool.group === "messaging") return runUiTool(ctx, call);
   return (
     (await runAgentCodeTool(ctx, call)) ??
     (await runDataTool(ctx, call.tool.name, call.input)) ??

@@ -1,0 +1,188 @@
+import { Platform, toolResults } from "@wakeloop/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// Agent-defined tools, libraries and UI components through the services (issue #13): the agent saves
+// a tool and a library (each save asks first), the tool is offered from the next wake on (never in the
+// wake that saved it), runs with node in the session's own container (real Docker) requiring the
+// library, and once disabled it is gone from the offered tools with the reason. A stored UI component
+// is rendered by name.
+
+let platform: Platform;
+
+beforeAll(async () => {
+  platform = await Platform.start({ workers: 1, sandbox: true });
+}, 180_000);
+
+afterAll(async () => {
+  await platform?.stop();
+});
+
+async function create(path: string, body: Record<string, unknown>): Promise<string> {
+  const created = await platform.request("POST", path, body);
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  return created.body.id as string;
+}
+
+async function newSession(): Promise<string> {
+  const agent = await create("/v1/agents", { name: "builder", model: platform.fakeModel() });
+  const environment = await create("/v1/environments", {
+    name: "builder sandbox",
+    config: { memory_mb: 256, pids_limit: 128 },
+  });
+  return create("/v1/sessions", { agent, environment_id: environment });
+}
+
+async function send(sessionId: string, ...events: unknown[]): Promise<void> {
+  const response = await platform.request("POST", `/v1/sessions/${sessionId}/events`, { events });
+  expect(response.status, JSON.stringify(response.body)).toBe(202);
+}
+
+const say = (text: string) => ({ type: "user.message", content: [{ type: "text", text }] });
+const allow = (id: string | undefined) => ({
+  type: "user.tool_confirmation",
+  tool_use_id: id,
+  result: "allow",
+});
+
+/** The tool names a model request offered (OpenAI wire format). */
+function offered(index: number): string[] {
+  const body = platform.fake.requests[index]?.body as { tools?: Array<{ function: { name: string } }> };
+  return (body.tools ?? []).map((tool) => tool.function.name);
+}
+
+const library = {
+  name: "math_utils",
+  description: "arithmetic helpers",
+  code: "exports.double = (n) => n * 2;\nexports.label = (n) => require('formatting').label(n);",
+};
+const formatting = {
+  name: "formatting",
+  description: "labels",
+  code: "module.exports = { label: (n) => `n=${n}` };",
+};
+const tool = {
+  name: "double_it",
+  description: "Doubles n with the math_utils library",
+  parameter_schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+  code: "const m = require('math_utils');\nconsole.log('doubling', args.n);\nreturn { doubled: m.double(args.n), label: m.label(args.n), node: process.version.startsWith('v') };",
+};
+
+describe("agent-defined tools", () => {
+  it("are saved after an allow, offered from the next wake, run in the sandbox with their libraries, and disabled with a reason", async () => {
+    const id = await newSession();
+    const first = platform.fake.requests.length;
+    platform.fake.enqueue(
+      {
+        toolCalls: [
+          { name: "create_library", input: formatting },
+          { name: "create_library", input: library },
+          { name: "create_tool", input: tool },
+          // Refused at save time: code that does not parse stores nothing.
+          { name: "create_tool", input: { ...tool, name: "broken", code: "return (" } },
+          // Not offered in the wake that saves it.
+          { name: "agent__double_it", input: { n: 1 } },
+        ],
+      },
+      { text: "Saved." },
+    );
+    await send(id, say("make a doubling tool"));
+    let idle = await platform.waitForIdle(id, "requires_action", 0, 90_000);
+    let events = await platform.events(id);
+    const uses = events.filter((event) => event.type === "agent.tool_use");
+    expect(uses.map((use) => [use.name, use.evaluated_permission])).toEqual([
+      ["create_library", "ask"],
+      ["create_library", "ask"],
+      ["create_tool", "ask"],
+      ["create_tool", "ask"],
+      ["agent__double_it", "deny"],
+    ]);
+    expect(toolResults(events)).toEqual([
+      { name: "agent__double_it", isError: true, value: expect.stringContaining("agent__double_it") },
+    ]);
+    // Nothing is stored before the allow.
+    const before = await platform.request("GET", `/v1/sessions/${id}/tools`);
+    expect(JSON.stringify(before.body)).not.toContain("agent__double_it");
+
+    await send(id, ...uses.slice(0, 4).map((use) => allow(use.id)));
+    idle = await platform.waitForIdle(id, "end_turn", idle.seq, 90_000);
+    events = await platform.events(id);
+    expect(toolResults(events).slice(1)).toEqual([
+      { name: "create_library", isError: false, value: { name: "formatting", version: 1 } },
+      { name: "create_library", isError: false, value: { name: "math_utils", version: 1 } },
+      { name: "create_tool", isError: false, value: { name: "double_it", version: 1 } },
+      {
+        name: "create_tool",
+        isError: true,
+        value: expect.stringMatching(/^create_tool: code does not parse/),
+      },
+    ]);
+    // The wake that ran the saves still offered the tools it started with.
+    expect(
+      platform.fake.requests
+        .slice(first)
+        .some((_, index) => offered(first + index).includes("agent__double_it")),
+    ).toBe(false);
+
+    // Next wake: offered, asks, runs in the session's container.
+    const second = platform.fake.requests.length;
+    platform.fake.enqueue({ toolCalls: [{ name: "agent__double_it", input: { n: 21 } }] }, { text: "42." });
+    await send(id, say("double 21"));
+    idle = await platform.waitForIdle(id, "requires_action", idle.seq, 90_000);
+    expect(offered(second)).toContain("agent__double_it");
+    expect(offered(second)).toContain("create_tool");
+    events = await platform.events(id);
+    const call = events.filter((event) => event.type === "agent.tool_use").at(-1);
+    expect(call).toMatchObject({ name: "agent__double_it", evaluated_permission: "ask" });
+    await send(id, allow(call?.id));
+    idle = await platform.waitForIdle(id, "end_turn", idle.seq, 90_000);
+    const ran = toolResults(await platform.events(id)).at(-1);
+    expect(ran).toEqual({
+      name: "agent__double_it",
+      isError: false,
+      value: { result: { doubled: 42, label: "n=21", node: true }, logs: ["doubling 21"], version: 1 },
+    });
+    const ledger = await platform.db
+      .selectFrom("tool_calls")
+      .select(["status"])
+      .where("session_id", "=", id)
+      .where("name", "=", "agent__double_it")
+      .execute();
+    expect(ledger).toEqual([{ status: "succeeded" }]);
+
+    // Disabled: gone from the offered set of the next wake, with the reason in /tools.
+    platform.fake.enqueue(
+      {
+        toolCalls: [
+          { name: "disable_tool", input: { name: "double_it" } },
+          { name: "list_tools", input: { include_disabled: true } },
+        ],
+      },
+      { text: "Disabled." },
+    );
+    await send(id, say("disable it"));
+    idle = await platform.waitForIdle(id, "end_turn", idle.seq, 90_000);
+    expect(toolResults(await platform.events(id)).slice(-2)).toEqual([
+      { name: "disable_tool", isError: false, value: { name: "double_it", enabled: false } },
+      {
+        name: "list_tools",
+        isError: false,
+        value: { tools: [{ name: "double_it", description: tool.description, enabled: false, version: 1 }] },
+      },
+    ]);
+    const tools = await platform.request("GET", `/v1/sessions/${id}/tools`);
+    expect((tools.body.tools as Array<{ name: string }>).map((entry) => entry.name)).not.toContain(
+      "agent__double_it",
+    );
+    expect(tools.body.excluded).toContainEqual({
+      tool: "agent__double_it",
+      step: "agent",
+      rule: "agent_tools.disabled:double_it",
+      reason: "disabled by the agent (disable_tool); enable_tool offers it again from the next wake",
+    });
+    const third = platform.fake.requests.length;
+    platform.fake.enqueue({ text: "ok" });
+    await send(id, say("anything else?"));
+    await platform.waitForIdle(id, "end_turn", idle.seq, 90_000);
+    expect(offered(third)).not.toContain("agent__double_it");
+  }, 300_000);
+});
