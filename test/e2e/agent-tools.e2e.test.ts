@@ -58,7 +58,7 @@ const library = {
 const formatting = {
   name: "formatting",
   description: "labels",
-  code: "module.exports = { label: (n) => `n=${n}` };",
+  code: "module.exports = { label: (n) => 'n=' + n };",
 };
 const tool = {
   name: "double_it",

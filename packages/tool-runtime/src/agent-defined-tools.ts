@@ -23,8 +23,9 @@ export function storedAgentToolName(toolName: string): string | null {
 
 /**
  * An agent-defined tool runs the agent's JavaScript in the session's sandbox, with the sandbox's full
- * access, so by default every call asks (like `run_sandbox_code`); an owner may relax it by policy.
- * Group `agent_tools`, so policies can name them all before any exists.
+ * access, so every call asks (like `run_sandbox_code`). Per-tool permission settings describe managed
+ * tools only, so nothing turns the ask off: the agent could otherwise rewrite an allowed tool's code.
+ * Policies can still deny or allow-list them, as group `agent_tools`, before any exists.
  */
 export function agentDefinedToolDefinition(spec: AgentDefinedToolSpec): ToolDefinition {
   return {
