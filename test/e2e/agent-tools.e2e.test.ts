@@ -186,3 +186,114 @@ describe("agent-defined tools", () => {
     expect(offered(third)).not.toContain("agent__double_it");
   }, 300_000);
 });
+
+describe("UI components", () => {
+  it("are stored and versioned, rendered by name in render_blocks and render_and_wait, and served to the client", async () => {
+    const id = await newSession();
+    const card = {
+      name: "order_card",
+      description: "An order with a confirm button",
+      code: "export default function OrderCard({ order, callTool }) {\n  return <button onClick={() => callTool('confirm', { id: order })}>Confirm {order}</button>;\n}",
+      props_schema: { type: "object", properties: { order: { type: "string" } } },
+    };
+    platform.fake.enqueue(
+      {
+        toolCalls: [
+          { name: "create_ui_component", input: card },
+          {
+            name: "create_ui_component",
+            input: { ...card, name: "broken_card", code: "export default () => <b>" },
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: "update_ui_component", input: { name: "order_card", description: "An order card, v2" } },
+          {
+            name: "render_blocks",
+            input: {
+              title: "Your order",
+              blocks: [
+                { type: "markdown", content: "Please check:" },
+                { type: "component", component: "order_card", props: { order: "A-17" } },
+                { type: "component", component: "order_card", version: 1, props: { order: "A-16" } },
+              ],
+            },
+          },
+          { name: "render_blocks", input: { blocks: [{ type: "component", component: "no_such_card" }] } },
+          { name: "list_ui_components", input: {} },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            name: "render_and_wait",
+            input: { blocks: [{ type: "component", component: "order_card", props: { order: "A-17" } }] },
+          },
+        ],
+      },
+      { text: "Confirmed." },
+    );
+    await send(id, say("show my order"));
+    const idle = await platform.waitForIdle(id, "requires_action", 0, 90_000);
+    const events = await platform.events(id);
+    expect(toolResults(events)).toEqual([
+      { name: "create_ui_component", isError: false, value: { name: "order_card", version: 1 } },
+      {
+        name: "create_ui_component",
+        isError: true,
+        value: expect.stringMatching(/^create_ui_component: code does not parse/),
+      },
+      { name: "update_ui_component", isError: false, value: { name: "order_card", version: 2 } },
+      { name: "render_blocks", isError: false, value: { ok: true, rendered: 3 } },
+      {
+        name: "render_blocks",
+        isError: true,
+        value: expect.stringContaining('no UI component "no_such_card"'),
+      },
+      {
+        name: "list_ui_components",
+        isError: false,
+        value: { components: [{ name: "order_card", description: "An order card, v2", version: 2 }] },
+      },
+    ]);
+    // The shown blocks pin the version each component block was rendered at.
+    const shown = events.filter((event) => event.type === "agent.ui_blocks");
+    expect(shown).toEqual([
+      expect.objectContaining({
+        title: "Your order",
+        blocks: [
+          { type: "markdown", content: "Please check:" },
+          { type: "component", component: "order_card", version: 2, props: { order: "A-17" } },
+          { type: "component", component: "order_card", version: 1, props: { order: "A-16" } },
+        ],
+      }),
+    ]);
+    const agentId = (await platform.request("GET", `/v1/sessions/${id}`)).body.agent.id as string;
+    const served = await platform.request("GET", `/v1/agents/${agentId}/ui_components/order_card?version=1`);
+    expect(served.status).toBe(200);
+    expect(served.body).toEqual({
+      name: "order_card",
+      description: card.description,
+      code: card.code,
+      props_schema: card.props_schema,
+      version: 1,
+    });
+    const missing = await platform.request("GET", `/v1/agents/${agentId}/ui_components/no_such_card`);
+    expect(missing.status).toBe(404);
+
+    // render_and_wait hands the component block to the client and waits for its answer.
+    const use = events.find((event) => event.type === "agent.custom_tool_use");
+    expect(use).toMatchObject({
+      name: "render_and_wait",
+      input: { blocks: [{ type: "component", component: "order_card" }] },
+    });
+    expect(idle).toMatchObject({ stop_reason: { type: "requires_action", event_ids: [use?.id] } });
+    await send(id, {
+      type: "user.custom_tool_result",
+      custom_tool_use_id: use?.id,
+      content: [{ type: "text", text: JSON.stringify({ action: "confirm", id: "A-17" }) }],
+    });
+    await platform.waitForIdle(id, "end_turn", idle.seq, 90_000);
+  }, 300_000);
+});
