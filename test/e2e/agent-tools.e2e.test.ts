@@ -17,24 +17,13 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-async function create(path: string, body: Record<string, unknown>): Promise<string> {
-  const created = await platform.request("POST", path, body);
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  return created.body.id as string;
-}
-
 async function newSession(): Promise<string> {
-  const agent = await create("/v1/agents", { name: "builder", model: platform.fakeModel() });
-  const environment = await create("/v1/environments", {
+  const agent = await platform.create("/v1/agents", { name: "builder", model: platform.fakeModel() });
+  const environment = await platform.create("/v1/environments", {
     name: "builder sandbox",
     config: { memory_mb: 256, pids_limit: 128 },
   });
-  return create("/v1/sessions", { agent, environment_id: environment });
-}
-
-async function send(sessionId: string, ...events: unknown[]): Promise<void> {
-  const response = await platform.request("POST", `/v1/sessions/${sessionId}/events`, { events });
-  expect(response.status, JSON.stringify(response.body)).toBe(202);
+  return platform.create("/v1/sessions", { agent, environment_id: environment });
 }
 
 const say = (text: string) => ({ type: "user.message", content: [{ type: "text", text }] });
@@ -85,7 +74,7 @@ describe("agent-defined tools", () => {
       },
       { text: "Saved." },
     );
-    await send(id, say("make a doubling tool"));
+    await platform.send(id, say("make a doubling tool"));
     let idle = await platform.waitForIdle(id, "requires_action", 0, 90_000);
     let events = await platform.events(id);
     const uses = events.filter((event) => event.type === "agent.tool_use");
@@ -103,7 +92,7 @@ describe("agent-defined tools", () => {
     const before = await platform.request("GET", `/v1/sessions/${id}/tools`);
     expect(JSON.stringify(before.body)).not.toContain("agent__double_it");
 
-    await send(id, ...uses.slice(0, 4).map((use) => allow(use.id)));
+    await platform.send(id, ...uses.slice(0, 4).map((use) => allow(use.id)));
     idle = await platform.waitForIdle(id, "end_turn", idle.seq, 90_000);
     events = await platform.events(id);
     expect(toolResults(events).slice(1)).toEqual([
@@ -126,14 +115,14 @@ describe("agent-defined tools", () => {
     // Next wake: offered, asks, runs in the session's container.
     const second = platform.fake.requests.length;
     platform.fake.enqueue({ toolCalls: [{ name: "agent__double_it", input: { n: 21 } }] }, { text: "42." });
-    await send(id, say("double 21"));
+    await platform.send(id, say("double 21"));
     idle = await platform.waitForIdle(id, "requires_action", idle.seq, 90_000);
     expect(offered(second)).toContain("agent__double_it");
     expect(offered(second)).toContain("create_tool");
     events = await platform.events(id);
     const call = events.filter((event) => event.type === "agent.tool_use").at(-1);
     expect(call).toMatchObject({ name: "agent__double_it", evaluated_permission: "ask" });
-    await send(id, allow(call?.id));
+    await platform.send(id, allow(call?.id));
     idle = await platform.waitForIdle(id, "end_turn", idle.seq, 90_000);
     const ran = toolResults(await platform.events(id)).at(-1);
     expect(ran).toEqual({
@@ -159,7 +148,7 @@ describe("agent-defined tools", () => {
       },
       { text: "Disabled." },
     );
-    await send(id, say("disable it"));
+    await platform.send(id, say("disable it"));
     idle = await platform.waitForIdle(id, "end_turn", idle.seq, 90_000);
     expect(toolResults(await platform.events(id)).slice(-2)).toEqual([
       { name: "disable_tool", isError: false, value: { name: "double_it", enabled: false } },
@@ -181,7 +170,7 @@ describe("agent-defined tools", () => {
     });
     const third = platform.fake.requests.length;
     platform.fake.enqueue({ text: "ok" });
-    await send(id, say("anything else?"));
+    await platform.send(id, say("anything else?"));
     await platform.waitForIdle(id, "end_turn", idle.seq, 90_000);
     expect(offered(third)).not.toContain("agent__double_it");
   }, 300_000);
@@ -234,7 +223,7 @@ describe("UI components", () => {
       },
       { text: "Confirmed." },
     );
-    await send(id, say("show my order"));
+    await platform.send(id, say("show my order"));
     const idle = await platform.waitForIdle(id, "requires_action", 0, 90_000);
     const events = await platform.events(id);
     expect(toolResults(events)).toEqual([
@@ -289,7 +278,7 @@ describe("UI components", () => {
       input: { blocks: [{ type: "component", component: "order_card" }] },
     });
     expect(idle).toMatchObject({ stop_reason: { type: "requires_action", event_ids: [use?.id] } });
-    await send(id, {
+    await platform.send(id, {
       type: "user.custom_tool_result",
       custom_tool_use_id: use?.id,
       content: [{ type: "text", text: JSON.stringify({ action: "confirm", id: "A-17" }) }],
