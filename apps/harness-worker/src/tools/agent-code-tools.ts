@@ -3,6 +3,7 @@ import {
   type AgentCodeContent,
   type AgentCodeItem,
   createAgentCode,
+  type Database,
   deleteAgentCode,
   listAgentCode,
   readAgentCode,
@@ -23,8 +24,8 @@ import {
   UpdateToolInput,
   UpdateUiComponentInput,
 } from "@wakeloop/tool-runtime";
+import type { Kysely } from "kysely";
 import { z } from "zod";
-import type { RunnableCall, ToolContext } from "./tool-context";
 import { errorOutcome, jsonOutcome, type ToolOutcome } from "./tool-outcome";
 
 /** Refusals the model can act on (another name, delete one first): error results, nothing stored. */
@@ -37,11 +38,15 @@ class Refused extends Error {}
  * The tool, library and UI component management tools (issue #13), in the step's commit: a save is
  * checked whole (name, size, schema, code that parses) before anything is written.
  */
-export async function runAgentCodeTool(ctx: ToolContext, call: RunnableCall): Promise<ToolOutcome | null> {
+export async function runAgentCodeTool(
+  db: Kysely<Database>,
+  scope: AgentCodeScope,
+  call: AgentCodeCall,
+): Promise<ToolOutcome | null> {
   const kind = AGENT_CODE_GROUPS.get(call.tool.group);
   if (kind === undefined) return null;
   try {
-    return await run(ctx, call, kind);
+    return await run(db, scope, call, kind);
   } catch (error) {
     if (error instanceof Refused) return errorOutcome(`${call.tool.name}: ${error.message}`);
     if (error instanceof z.ZodError) return errorOutcome(`${call.tool.name}: ${z.prettifyError(error)}`);
@@ -50,10 +55,26 @@ export async function runAgentCodeTool(ctx: ToolContext, call: RunnableCall): Pr
   }
 }
 
-async function run(ctx: ToolContext, call: RunnableCall, kind: AgentCodeKind): Promise<ToolOutcome> {
-  const { view } = ctx;
-  const scope = { tenantId: view.tenantId, agentId: view.agentId };
-  const author = { sessionId: view.sessionId, toolCallId: call.id };
+/** The calling session's agent; the session is recorded as the author of each saved version. */
+export interface AgentCodeScope {
+  tenantId: string;
+  agentId: string;
+  sessionId: string;
+}
+
+export interface AgentCodeCall {
+  id: string;
+  tool: { name: string; group: string };
+  input: Record<string, unknown>;
+}
+
+async function run(
+  db: Kysely<Database>,
+  scope: AgentCodeScope,
+  call: AgentCodeCall,
+  kind: AgentCodeKind,
+): Promise<ToolOutcome> {
+  const author = { sessionId: scope.sessionId, toolCallId: call.id };
   const { input } = call;
   switch (call.tool.name) {
     case "create_tool":
@@ -62,7 +83,7 @@ async function run(ctx: ToolContext, call: RunnableCall, kind: AgentCodeKind): P
       const draft = createDraft(kind, input);
       const content = checked(kind, draft.name, draft.content);
       return jsonOutcome(
-        await createAgentCode(ctx.db, scope, kind, draft.name, content, author, {
+        await createAgentCode(db, scope, kind, draft.name, content, author, {
           maxItems: AGENT_CODE_LIMITS.itemsPerKind,
         }),
       );
@@ -72,7 +93,7 @@ async function run(ctx: ToolContext, call: RunnableCall, kind: AgentCodeKind): P
     case "update_ui_component": {
       const { name, patch } = updateDraft(kind, input);
       const saved = await updateAgentCode(
-        ctx.db,
+        db,
         scope,
         kind,
         name,
@@ -85,17 +106,17 @@ async function run(ctx: ToolContext, call: RunnableCall, kind: AgentCodeKind): P
     case "delete_library":
     case "delete_ui_component": {
       const { name } = NameInput.parse(input);
-      return jsonOutcome({ deleted: await deleteAgentCode(ctx.db, scope, kind, name) });
+      return jsonOutcome({ deleted: await deleteAgentCode(db, scope, kind, name) });
     }
     case "enable_tool":
     case "disable_tool": {
       const { name } = NameInput.parse(input);
-      const result = await setAgentToolEnabled(ctx.db, scope, name, call.tool.name === "enable_tool");
+      const result = await setAgentToolEnabled(db, scope, name, call.tool.name === "enable_tool");
       return result === null ? errorOutcome(missing(kind, name)) : jsonOutcome(result);
     }
     case "list_tools": {
       const { include_disabled } = ListToolsInput.parse(input);
-      const tools = await listAgentCode(ctx.db, scope, "tool", { includeDisabled: include_disabled });
+      const tools = await listAgentCode(db, scope, "tool", { includeDisabled: include_disabled });
       return jsonOutcome({
         tools: tools.map(({ name, description, enabled, version }) => ({
           name,
@@ -107,7 +128,7 @@ async function run(ctx: ToolContext, call: RunnableCall, kind: AgentCodeKind): P
     }
     case "list_libraries":
     case "list_ui_components": {
-      const items = await listAgentCode(ctx.db, scope, kind, { includeDisabled: true });
+      const items = await listAgentCode(db, scope, kind, { includeDisabled: true });
       const key = kind === "library" ? "libraries" : "components";
       return jsonOutcome({
         [key]: items.map(({ name, description, version }) => ({ name, description, version })),
@@ -117,7 +138,7 @@ async function run(ctx: ToolContext, call: RunnableCall, kind: AgentCodeKind): P
     case "read_library":
     case "read_ui_component": {
       const { name } = NameInput.parse(input);
-      const item = await readAgentCode(ctx.db, scope, kind, name);
+      const item = await readAgentCode(db, scope, kind, name);
       return item === null ? errorOutcome(missing(kind, name)) : jsonOutcome(shown(item));
     }
     default:

@@ -96,7 +96,11 @@ async function runInline(ctx: ToolContext, call: RunnableCall): Promise<ToolOutc
   if (call.tool.name === "llm_generate") return runLlmGenerate(ctx, call.input);
   if (call.tool.group === "messaging") return runUiTool(ctx, call);
   return (
-    (await runAgentCodeTool(ctx, call)) ??
+    (await runAgentCodeTool(
+      ctx.db,
+      { tenantId: view.tenantId, agentId: view.agentId, sessionId: view.sessionId },
+      call,
+    )) ??
     (await runDataTool(ctx, call.tool.name, call.input)) ??
     (await runNavigationTool(ctx, call.tool.name, call.input)) ??
     (await runSelfEditTool(ctx, call.tool.name, call.input)) ??
