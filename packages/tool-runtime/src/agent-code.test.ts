@@ -1,10 +1,11 @@
+import { AgentSpec } from "@wakeloop/contracts";
 import { describe, expect, it } from "vitest";
 import { AGENT_CODE_LIMITS, agentCodeNameProblem, checkAgentCode, libraryClosure } from "./agent-code";
 import { agentDefinedToolDefinition, agentToolName, storedAgentToolName } from "./agent-defined-tools";
 import { agentCodeTools } from "./builtins/agent-code";
 import { checkInput } from "./input-validation";
 import { createToolRegistry } from "./registry";
-import { sessionEffectiveTools } from "./session-tools";
+import { type SessionToolInputs, sessionEffectiveTools } from "./session-tools";
 
 const objectSchema = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
 
@@ -114,13 +115,14 @@ describe("agent-defined tools in the registry", () => {
   });
 
   it("are offered while enabled and excluded with the reason while disabled", () => {
-    const inputs = {
-      agent: { model: { provider: "anthropic" as const, id: "m" }, tools: [], tool_policy: {} },
+    const inputs: SessionToolInputs = {
+      agent: AgentSpec.parse({ name: "a", model: { provider: "anthropic", id: "m" } }),
       environmentPolicy: null,
       depth: 0,
       childCount: 0,
-      sandboxStatus: "ready" as const,
+      sandboxStatus: "ready",
       memoryReady: true,
+      agentTools: [],
     };
     const settings = {
       globalToolPolicy: {},
@@ -128,14 +130,11 @@ describe("agent-defined tools in the registry", () => {
       webSearch: false,
       maxChildrenPerSession: 10,
     };
-    const on = sessionEffectiveTools({ ...inputs, agentTools: [spec] } as never, settings);
+    const on = sessionEffectiveTools({ ...inputs, agentTools: [spec] }, settings);
     expect(on.tools.find((tool) => tool.name === agentToolName("double_it"))?.permissionPolicy).toBe(
       "always_ask",
     );
-    const off = sessionEffectiveTools(
-      { ...inputs, agentTools: [{ ...spec, enabled: false }] } as never,
-      settings,
-    );
+    const off = sessionEffectiveTools({ ...inputs, agentTools: [{ ...spec, enabled: false }] }, settings);
     expect(off.tools.some((tool) => tool.name === "agent__double_it")).toBe(false);
     expect(off.excluded).toContainEqual({
       tool: "agent__double_it",
@@ -143,10 +142,7 @@ describe("agent-defined tools in the registry", () => {
       rule: "agent_tools.disabled:double_it",
       reason: "disabled by the agent (disable_tool); enable_tool offers it again from the next wake",
     });
-    const gated = sessionEffectiveTools(
-      { ...inputs, sandboxStatus: null, agentTools: [spec] } as never,
-      settings,
-    );
+    const gated = sessionEffectiveTools({ ...inputs, sandboxStatus: null, agentTools: [spec] }, settings);
     expect(gated.excluded.find((entry) => entry.tool === "agent__double_it")?.step).toBe("runtime_gating");
   });
 });

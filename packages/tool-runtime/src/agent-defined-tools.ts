@@ -25,7 +25,7 @@ export function storedAgentToolName(toolName: string): string | null {
  * An agent-defined tool runs the agent's JavaScript in the session's sandbox, with the sandbox's full
  * access, so every call asks (like `run_sandbox_code`). Per-tool permission settings describe managed
  * tools only, so nothing turns the ask off: the agent could otherwise rewrite an allowed tool's code.
- * Policies can still deny or allow-list them, as group `agent_tools`, before any exists.
+ * Policies can still deny or allow-list them all as group `agent_tools` (valid before any exists).
  */
 export function agentDefinedToolDefinition(spec: AgentDefinedToolSpec): ToolDefinition {
   return {
