@@ -1,3 +1,4 @@
+import { createClient } from "@wakeloop/sdk";
 import { Platform, toolResults } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -259,17 +260,20 @@ describe("UI components", () => {
       }),
     ]);
     const agentId = (await platform.request("GET", `/v1/sessions/${id}`)).body.agent.id as string;
-    const served = await platform.request("GET", `/v1/agents/${agentId}/ui_components/order_card?version=1`);
-    expect(served.status).toBe(200);
-    expect(served.body).toEqual({
+    // A client loads the code of the version a block pinned, through the SDK.
+    const client = createClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey });
+    expect(await client.agents.uiComponent(agentId, "order_card", 1)).toEqual({
       name: "order_card",
       description: card.description,
       code: card.code,
       props_schema: card.props_schema,
       version: 1,
     });
-    const missing = await platform.request("GET", `/v1/agents/${agentId}/ui_components/no_such_card`);
-    expect(missing.status).toBe(404);
+    expect((await client.agents.uiComponent(agentId, "order_card")).version).toBe(2);
+    await expect(client.agents.uiComponent(agentId, "no_such_card")).rejects.toMatchObject({
+      status: 404,
+      error: { type: "not_found_error" },
+    });
 
     // render_and_wait hands the component block to the client and waits for its answer.
     const use = events.find((event) => event.type === "agent.custom_tool_use");
