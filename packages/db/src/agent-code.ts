@@ -36,8 +36,6 @@ export interface AgentCodeItem extends AgentCodeContent {
   enabled: boolean;
 }
 
-export type AgentCodeSummary = Pick<AgentCodeItem, "name" | "description" | "version" | "enabled">;
-
 const Requires = z.array(z.string());
 const StoredSchema = JsonSchemaObject.nullable();
 

@@ -1,20 +1,7 @@
 // The deterministic tool core: no I/O, no clock, no randomness. See ../ARCHITECTURE.md.
 
-export {
-  AGENT_CODE_LIMITS,
-  AGENT_CODE_NAME,
-  type AgentCodeCheck,
-  type AgentCodeDraft,
-  agentCodeNameProblem,
-  checkAgentCode,
-  libraryClosure,
-} from "./agent-code";
-export {
-  type AgentDefinedToolSpec,
-  agentDefinedToolDefinition,
-  agentToolName,
-  storedAgentToolName,
-} from "./agent-defined-tools";
+export { AGENT_CODE_LIMITS, agentCodeNameProblem, checkAgentCode, libraryClosure } from "./agent-code";
+export { type AgentDefinedToolSpec, agentToolName, storedAgentToolName } from "./agent-defined-tools";
 export {
   BatchPlan,
   type ModelToolCall,
@@ -32,7 +19,6 @@ export {
   CreateLibraryInput,
   CreateToolInput,
   CreateUiComponentInput,
-  ListInput,
   ListToolsInput,
   NameInput,
   ToolNameInput,
