@@ -12,7 +12,7 @@ import { runSessionBench } from "./session-bench";
 import { runSubSessionBench } from "./sub-session-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval]; `--only console`
+// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `session` is the platform end to end: zero-latency loops and dispatch (session-bench.ts), then the
 // I/O-bound load of issue #9, one worker and two (concurrency-bench.ts). Each figure with a target in
@@ -32,7 +32,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval",
+        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools",
     },
   },
 });
@@ -269,6 +269,14 @@ if (only.has("retrieval")) {
   );
   latency(`retrieval_search over ${retrieval.events} session events + memory (ms)`, retrieval.searchMs);
   latency("retrieval: event commit → searchable (ms)", retrieval.commitToSearchableMs);
+}
+
+if (only.has("agenttools")) {
+  const { runAgentToolsBench } = await import("./agent-tools-bench");
+  const agentTools = await runAgentToolsBench(values.quick ? { iterations: 50, sandboxRuns: 10 } : {});
+  results.agentTools = agentTools;
+  for (const [name, summary] of Object.entries(agentTools.latencyMs))
+    latency(`agent tools: ${name} (ms)`, summary);
 }
 
 const dir = join(import.meta.dirname, "results");

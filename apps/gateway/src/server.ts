@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyBaseLogger } from "fastify";
 import { agentRoutes } from "./agents/agent-routes";
 import { scheduledTaskRoutes } from "./agents/scheduled-task-routes";
+import { uiComponentRoutes } from "./agents/ui-component-routes";
 import { apiKeyRoutes } from "./api-keys/api-key-routes";
 import { registerConsole } from "./console/console-files";
 import { environmentRoutes } from "./environments/environment-routes";
@@ -35,6 +36,7 @@ export function gatewayRoutes(deps: RouteDeps): Route[] {
     ...apiKeyRoutes(deps),
     ...agentRoutes(deps),
     ...scheduledTaskRoutes(deps),
+    ...uiComponentRoutes(deps),
     ...memoryRoutes(deps),
     ...providerCredentialRoutes(deps),
     ...environmentRoutes(deps),

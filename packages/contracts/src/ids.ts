@@ -24,5 +24,6 @@ export const ID_PREFIX = {
   scheduledTask: "stask",
   memoryVersion: "memv",
   outcome: "outc",
+  agentCode: "acode",
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;

@@ -1,3 +1,4 @@
+export * from "./agent-code";
 export * from "./api";
 export * from "./bus";
 export * from "./content";

@@ -10,7 +10,7 @@ export type JsonSchemaObject = z.infer<typeof JsonSchemaObject>;
 export const PermissionPolicy = z.enum(["always_allow", "always_ask"]);
 export type PermissionPolicy = z.infer<typeof PermissionPolicy>;
 
-export const ToolOwnership = z.enum(["managed", "mcp", "custom"]);
+export const ToolOwnership = z.enum(["managed", "mcp", "custom", "agent"]);
 export type ToolOwnership = z.infer<typeof ToolOwnership>;
 
 /** `web`: outbound HTTP from the worker through the egress guard (fetch, search), never inside a transaction. */

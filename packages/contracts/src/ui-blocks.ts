@@ -63,6 +63,23 @@ export const AlertUiBlock = z.object({
   content: z.string().min(1).max(4_000),
 });
 export const JsonUiBlock = z.object({ type: z.literal("json"), data: z.unknown() });
+/**
+ * A React component the agent stored with create_ui_component, by name. In `agent.ui_blocks` the
+ * platform has set `version` to the one it resolved; a client loads that version's code with
+ * `GET /v1/agents/{agent_id}/ui_components/{name}?version=` and renders it with `props`.
+ */
+export const ComponentUiBlock = z.object({
+  type: z.literal("component"),
+  component: z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, "a stored component's snake_case name"),
+  version: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("A stored version to show; the current one when absent"),
+  props: z.record(z.string().max(100), z.unknown()).optional().describe("Props passed to the component"),
+});
+export type ComponentUiBlock = z.infer<typeof ComponentUiBlock>;
 
 export const UiBlock = z.discriminatedUnion("type", [
   MarkdownUiBlock,
@@ -73,6 +90,7 @@ export const UiBlock = z.discriminatedUnion("type", [
   ImageUiBlock,
   AlertUiBlock,
   JsonUiBlock,
+  ComponentUiBlock,
 ]);
 export type UiBlock = z.infer<typeof UiBlock>;
 

@@ -1,4 +1,4 @@
-import type { EventType, SessionStatus, WakeReason } from "@wakeloop/contracts";
+import type { AgentCodeKind, EventType, SessionStatus, WakeReason } from "@wakeloop/contracts";
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 
 /**
@@ -312,6 +312,34 @@ export interface OutcomeEvaluationsTable {
   created_at: CreatedAt;
 }
 
+/** The head of one agent-defined tool, library or UI component (migration 0020): its current version. */
+export interface AgentCodeTable {
+  id: string;
+  tenant_id: string;
+  agent_id: string;
+  kind: AgentCodeKind;
+  name: string;
+  version: number;
+  enabled: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  deleted_at: NullableTime;
+}
+
+/** One immutable save of an agent-defined tool, library or UI component. */
+export interface AgentCodeVersionsTable {
+  tenant_id: string;
+  code_id: string;
+  version: number;
+  description: string;
+  code: string;
+  schema: NullableJson;
+  requires: Json;
+  session_id: string | null;
+  tool_call_id: string | null;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
@@ -336,6 +364,8 @@ export interface Database {
   agent_sql_schemas: AgentSqlSchemasTable;
   outcomes: OutcomesTable;
   outcome_evaluations: OutcomeEvaluationsTable;
+  agent_code: AgentCodeTable;
+  agent_code_versions: AgentCodeVersionsTable;
 }
 
 export type WakeRow = Selectable<WakesTable>;

@@ -1,4 +1,17 @@
 export {
+  type AgentCodeAuthor,
+  type AgentCodeContent,
+  type AgentCodeItem,
+  createAgentCode,
+  deleteAgentCode,
+  listAgentCode,
+  listAgentTools,
+  readAgentCode,
+  readAgentCodeVersion,
+  setAgentToolEnabled,
+  updateAgentCode,
+} from "./agent-code";
+export {
   type AgentSchemaTable,
   type AgentSqlLimits,
   type AgentSqlPool,

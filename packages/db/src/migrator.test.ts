@@ -28,6 +28,8 @@ describe("migrations", () => {
         SELECT table_name FROM information_schema.tables
         WHERE table_schema = 'public' AND table_name NOT LIKE 'kysely_%' ORDER BY table_name`.execute(db);
       expect(tables.rows.map((row) => row.table_name)).toEqual([
+        "agent_code",
+        "agent_code_versions",
         "agent_sql_entries",
         "agent_sql_schemas",
         "agent_state",

@@ -14,6 +14,7 @@ import type {
   SessionEvent,
   SessionStatus,
   TraceResponse,
+  UiComponent,
   UpdateAgentRequest,
   UpdateSessionRequest,
   UserEventInput,
@@ -119,6 +120,12 @@ export function createClient(options: ClientOptions) {
       /** Makes `version`'s spec the latest again; `apply_to_sessions` moves unfinished sessions onto it. */
       rollback: (id: string, version: number, options: { apply_to_sessions?: boolean } = {}) =>
         call<Agent>("POST", `/v1/agents/${id}/rollback`, { version, ...options }),
+      /** A UI component the agent stored, to render a `component` block (its `version` when it has one). */
+      uiComponent: (id: string, name: string, version?: number) =>
+        call<UiComponent>(
+          "GET",
+          `/v1/agents/${id}/ui_components/${encodeURIComponent(name)}${queryString({ version })}`,
+        ),
     },
     environments: {
       create: (spec: CreateEnvironmentRequest) => call<Environment>("POST", "/v1/environments", spec),

@@ -270,6 +270,19 @@ export class Platform {
     return { status: response.status, body: parsed, headers: response.headers };
   }
 
+  /** POSTs a create body (agent, environment, session…) and returns the new id; throws unless 200. */
+  async create(path: string, body: Record<string, unknown>): Promise<string> {
+    const created = await this.request("POST", path, body);
+    if (created.status !== 200) throw new Error(`${path}: ${created.status} ${JSON.stringify(created.body)}`);
+    return created.body.id as string;
+  }
+
+  /** Appends client events to a session; throws unless the gateway accepts them (202). */
+  async send(sessionId: string, ...events: unknown[]): Promise<void> {
+    const sent = await this.request("POST", `/v1/sessions/${sessionId}/events`, { events });
+    if (sent.status !== 202) throw new Error(`events: ${sent.status} ${JSON.stringify(sent.body)}`);
+  }
+
   async events(sessionId: string): Promise<SessionEvent[]> {
     const all: SessionEvent[] = [];
     for (let after = 0; ; ) {

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { planBatch } from "./batch-planner";
 import { managedTools } from "./builtins";
+import { agentCodeTools } from "./builtins/agent-code";
 import { dataTools } from "./builtins/data";
 import { memoryTools } from "./builtins/memory";
 import { navigationTools } from "./builtins/navigation";
@@ -53,6 +54,7 @@ describe("verification matrix (aos P7)", () => {
         ...SPAWN_ALIASES,
         "wait_for_sessions",
         ...outcomeTools.map((tool) => tool.name),
+        ...agentCodeTools.map((tool) => tool.name),
       ].sort(),
     );
   });

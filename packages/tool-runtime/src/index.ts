@@ -1,4 +1,7 @@
 // The deterministic tool core: no I/O, no clock, no randomness. See ../ARCHITECTURE.md.
+
+export { AGENT_CODE_LIMITS, agentCodeNameProblem, checkAgentCode, libraryClosure } from "./agent-code";
+export { type AgentDefinedToolSpec, agentToolName, storedAgentToolName } from "./agent-defined-tools";
 export {
   BatchPlan,
   type ModelToolCall,
@@ -10,6 +13,19 @@ export {
   RunCall,
 } from "./batch-planner";
 export { managedTools } from "./builtins";
+export {
+  AGENT_CODE_GROUPS,
+  agentCodeTools,
+  CreateLibraryInput,
+  CreateToolInput,
+  CreateUiComponentInput,
+  ListToolsInput,
+  NameInput,
+  ToolNameInput,
+  UpdateLibraryInput,
+  UpdateToolInput,
+  UpdateUiComponentInput,
+} from "./builtins/agent-code";
 export { AskUserInput, askUserTool } from "./builtins/ask-user";
 export {
   DbSchemaInput,

@@ -17,8 +17,14 @@ describe("describePermissions", () => {
       { tool_use_id: "sevt_1", tool: "shell_run", input: { command: "make" } },
     ]);
     expect(description.pending_client_results).toEqual([{ tool_use_id: "sevt_2", tool: "ask_user" }]);
-    // No sandbox: the always_ask shell tools are not offered at all, so only memory's is listed.
-    expect(description.always_ask_tools.map((entry) => entry.tool)).toEqual(["memory_promote_note"]);
+    // No sandbox: the always_ask shell tools are not offered at all, so memory's and the code saves are.
+    expect(description.always_ask_tools.map((entry) => entry.tool)).toEqual([
+      "create_library",
+      "create_tool",
+      "memory_promote_note",
+      "update_library",
+      "update_tool",
+    ]);
     expect(description.unavailable_tools).toContainEqual({
       tool: "bash",
       step: "agent",

@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "@wakeloop/contracts";
 import { describe, expect, it } from "vitest";
+import { agentCodeTools } from "./builtins/agent-code";
 import { navigationTools } from "./builtins/navigation";
 import { subSessionTools } from "./builtins/sub-sessions";
 import { uiTools } from "./builtins/ui";
@@ -55,7 +56,7 @@ describe("profile step", () => {
     }
   });
 
-  it("the messaging profile holds ask_user, the UI tools, the session tools and the permission views", () => {
+  it("the messaging profile holds ask_user, the UI and UI component tools, the session tools and the permission views", () => {
     const tools = names(applyPolicyPipeline(policyContext({ globalPolicy: { profile: "messaging" } })).tools);
     expect(tools).toEqual(
       [
@@ -65,6 +66,7 @@ describe("profile step", () => {
         ...navigationTools.map((tool) => tool.name),
         ...subSessionTools.map((tool) => tool.name),
         ...uiTools.map((tool) => tool.name),
+        ...agentCodeTools.filter((tool) => tool.group === "ui_components").map((tool) => tool.name),
       ].sort(),
     );
   });

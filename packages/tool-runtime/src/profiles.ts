@@ -2,15 +2,17 @@ import type { ToolProfile } from "@wakeloop/contracts";
 
 /**
  * Groups every deployment knows, whether or not a tool of the group is registered yet, so a policy may
- * name `group:web` before the web tools ship. `custom` holds the agent's client-executed tools and `mcp`
- * the tools of its MCP servers.
+ * name `group:web` before the web tools ship. `custom` holds the agent's client-executed tools, `mcp`
+ * the tools of its MCP servers and `agent_tools` the tools the agent wrote itself (create_tool).
  */
 export const STANDARD_GROUPS = [
+  "agent_tools",
   "automation",
   "custom",
   "database",
   "evaluator",
   "fs",
+  "libraries",
   "llm",
   "mcp",
   "memory",
@@ -21,6 +23,8 @@ export const STANDARD_GROUPS = [
   "self",
   "sessions",
   "state",
+  "tools",
+  "ui_components",
   "web",
 ] as const;
 
@@ -46,7 +50,9 @@ export const TOOL_PROFILES: Readonly<Record<ToolProfile, readonly string[]>> = {
     "group:permissions",
     "group:outcomes",
     "group:evaluator",
+    "group:tools",
+    "group:libraries",
   ],
-  messaging: ["group:messaging", "group:sessions", "group:permissions"],
+  messaging: ["group:messaging", "group:ui_components", "group:sessions", "group:permissions"],
   full: ["*"],
 };

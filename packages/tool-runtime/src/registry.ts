@@ -1,4 +1,5 @@
 import { type AgentTool, ToolDefinition, WakeloopError } from "@wakeloop/contracts";
+import { type AgentDefinedToolSpec, agentDefinedToolDefinition } from "./agent-defined-tools";
 import { managedTools } from "./builtins";
 import { compareNames } from "./compare-names";
 
@@ -17,6 +18,8 @@ export type CustomToolSpec = Extract<AgentTool, { type: "custom" }>;
 export interface AgentRegistryOptions {
   /** Tools listed from the agent's MCP servers (ownership "mcp", executor "mcp"). */
   mcpTools?: readonly ToolDefinition[];
+  /** The agent's own enabled tools (ownership "agent"), as read at wake start. */
+  agentTools?: readonly AgentDefinedToolSpec[];
 }
 
 /** Validates each definition and rejects two tools with one name (`tool_name_conflict`). */
@@ -49,13 +52,14 @@ export function createToolRegistry(definitions: readonly ToolDefinition[]): Tool
   return { tools, byName: new Map(tools.map((tool) => [tool.name, tool])) };
 }
 
-/** The registry of one agent: managed built-ins, its custom tools and its MCP tools. */
+/** The registry of one agent: managed built-ins, its custom tools, its MCP tools and its own tools. */
 export function agentToolRegistry(
   agent: { tools: readonly AgentTool[] },
   options: AgentRegistryOptions = {},
 ): ToolRegistry {
   const custom = agent.tools.flatMap((tool) => (tool.type === "custom" ? [customToolDefinition(tool)] : []));
-  return createToolRegistry([...managedTools, ...custom, ...(options.mcpTools ?? [])]);
+  const own = (options.agentTools ?? []).map(agentDefinedToolDefinition);
+  return createToolRegistry([...managedTools, ...custom, ...(options.mcpTools ?? []), ...own]);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { AgentSpec, SandboxStatusValue, ToolPolicy } from "@wakeloop/contracts";
-import type { EffectiveToolSet } from "./effective-tool-set";
+import { type AgentDefinedToolSpec, disabledAgentToolExclusion } from "./agent-defined-tools";
+import { type EffectiveToolSet, sortExclusions } from "./effective-tool-set";
 import { computeEffectiveTools, toolProviderOf } from "./effective-tools";
 import { agentToolRegistry } from "./registry";
 
@@ -13,8 +14,8 @@ export interface PlatformToolSettings {
 }
 
 /**
- * What of a session decides its tools: its pinned agent, its environment, its place, its sandbox, and
- * whether the memory service answers.
+ * What of a session decides its tools: its pinned agent, its environment, its place, its sandbox,
+ * whether the memory service answers, and the tools the agent wrote for itself.
  */
 export interface SessionToolInputs {
   agent: Pick<AgentSpec, "model" | "tools" | "tool_policy">;
@@ -25,6 +26,8 @@ export interface SessionToolInputs {
   childCount: number;
   sandboxStatus: SandboxStatusValue | null;
   memoryReady: boolean;
+  /** The agent's own tools as read at wake start; a disabled one is excluded with the reason. */
+  agentTools: readonly AgentDefinedToolSpec[];
 }
 
 /**
@@ -36,9 +39,10 @@ export function sessionEffectiveTools(
   session: SessionToolInputs,
   settings: PlatformToolSettings,
 ): EffectiveToolSet {
-  return computeEffectiveTools(
+  const enabled = session.agentTools.filter((tool) => tool.enabled);
+  const effective = computeEffectiveTools(
     {
-      registry: agentToolRegistry(session.agent),
+      registry: agentToolRegistry(session.agent, { agentTools: enabled }),
       globalPolicy: settings.globalToolPolicy,
       agent: session.agent,
       environmentPolicy: session.environmentPolicy,
@@ -51,4 +55,7 @@ export function sessionEffectiveTools(
     },
     { sandboxStatus: session.sandboxStatus, memoryReady: session.memoryReady, webSearch: settings.webSearch },
   );
+  const disabled = session.agentTools.filter((tool) => !tool.enabled).map(disabledAgentToolExclusion);
+  if (disabled.length === 0) return effective;
+  return { tools: effective.tools, excluded: sortExclusions([...effective.excluded, ...disabled]) };
 }

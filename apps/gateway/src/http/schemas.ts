@@ -22,6 +22,7 @@ import {
   ScheduledTaskList,
   SessionPage,
   TraceResponse,
+  UiComponent,
 } from "@wakeloop/contracts";
 import { EffectiveToolSet } from "@wakeloop/tool-runtime";
 
@@ -54,6 +55,7 @@ export const gatewaySchemas = {
   MemoryVersion,
   MemoryVersionList,
   PutMemoryEntryRequest,
+  UiComponent,
 } as const;
 
 export type GatewaySchemaName = keyof typeof gatewaySchemas;

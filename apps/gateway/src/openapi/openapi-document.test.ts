@@ -43,6 +43,7 @@ const ROUTES = [
   "POST /v1/agents/{id}/scheduled_tasks/{task_id}/enable",
   "POST /v1/agents/{id}/scheduled_tasks/{task_id}/disable",
   "DELETE /v1/agents/{id}/scheduled_tasks/{task_id}",
+  "GET /v1/agents/{id}/ui_components/{name}",
   "GET /v1/agents/{id}/memory",
   "GET /v1/agents/{id}/memory/{store}/entries",
   "GET /v1/agents/{id}/memory/{store}/entry",

@@ -1,3 +1,4 @@
+import { listAgentTools } from "@wakeloop/db";
 import { createMemoryClient } from "@wakeloop/memory-client";
 import { sessionEffectiveTools } from "@wakeloop/tool-runtime";
 import { findAgent } from "../agents/agent-store";
@@ -38,6 +39,8 @@ export function toolsRoute({ db, bus, config }: RouteDeps): Route {
           childCount: session.state.child_session_ids.length,
           sandboxStatus: session.state.sandbox_status,
           memoryReady: await memory.ready(),
+          // What the next wake will read at its start: the agent's tools as they are now.
+          agentTools: await listAgentTools(db, { tenantId, agentId: session.agent_id }),
         },
         config.tools,
       );

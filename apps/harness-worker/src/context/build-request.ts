@@ -37,6 +37,7 @@ function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
         childCount: view.state.child_session_ids.length,
         sandboxStatus: view.state.sandbox_status,
         memoryReady: view.memory.ready,
+        agentTools: view.agentTools,
       },
       settings,
     );

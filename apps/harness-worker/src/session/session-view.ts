@@ -6,6 +6,7 @@ import type {
   SkillSummary,
 } from "@wakeloop/contracts";
 import { reduceSessionState } from "@wakeloop/session-core";
+import type { AgentDefinedToolSpec } from "@wakeloop/tool-runtime";
 import type { RecallSection } from "../context/recall-budget";
 
 /** What the memory service told this wake at its start; without an answer its tools are not offered. */
@@ -32,6 +33,11 @@ export class SessionView {
   readonly depth: number;
   /** Set once at wake start (memory.ready runtime fact, skills index, recall), fixed for the wake. */
   memory: WakeMemory = { ready: false, skills: [], recalled: [] };
+  /**
+   * The agent's own tools, read once at wake start (`loadAgentTools`): a tool created, changed or
+   * disabled during the wake is offered as such from the next wake on.
+   */
+  agentTools: readonly AgentDefinedToolSpec[] = [];
   private current: SessionState;
   private readonly history: SessionEvent[];
 

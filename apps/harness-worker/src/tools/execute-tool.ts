@@ -1,6 +1,8 @@
 import { MemoryToolName, SandboxToolName } from "@wakeloop/contracts";
 import { checkPermission, describePermissions } from "@wakeloop/tool-runtime";
 import { effectiveTools } from "../context/build-request";
+import { runAgentCodeTool } from "./agent-code-tools";
+import { runAgentDefinedTool } from "./agent-defined-tool";
 import { runDataTool } from "./data-tools";
 import { runLlmGenerate } from "./llm-generate";
 import { runNavigationTool } from "./navigation-tools";
@@ -17,6 +19,7 @@ import { runWebTool } from "./web-tools";
 /** Runs one allowed call on its executor. Throws only for failures of our own machinery. */
 export async function executeTool(ctx: ToolContext, call: RunnableCall): Promise<ToolOutcome> {
   const { view } = ctx;
+  if (call.tool.ownership === "agent") return runAgentDefinedTool(ctx, call);
   switch (call.tool.executor) {
     case "inline":
       return (
@@ -91,8 +94,13 @@ async function runInline(ctx: ToolContext, call: RunnableCall): Promise<ToolOutc
     );
   }
   if (call.tool.name === "llm_generate") return runLlmGenerate(ctx, call.input);
-  if (call.tool.group === "messaging") return runUiTool(call.id, call.tool.name, call.input);
+  if (call.tool.group === "messaging") return runUiTool(ctx, call);
   return (
+    (await runAgentCodeTool(
+      ctx.db,
+      { tenantId: view.tenantId, agentId: view.agentId, sessionId: view.sessionId },
+      call,
+    )) ??
     (await runDataTool(ctx, call.tool.name, call.input)) ??
     (await runNavigationTool(ctx, call.tool.name, call.input)) ??
     (await runSelfEditTool(ctx, call.tool.name, call.input)) ??

@@ -65,6 +65,8 @@ export function targetEffectiveTools(ctx: ToolContext, target: NavigatedSession)
       childCount: target.session.state.child_session_ids.length,
       sandboxStatus: target.session.state.sandbox_status,
       memoryReady: ctx.view.memory.ready,
+      // Navigation stays within this agent, so its tools are the ones this wake read.
+      agentTools: ctx.view.agentTools,
     },
     ctx.settings,
   );

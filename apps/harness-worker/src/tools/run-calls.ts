@@ -70,18 +70,26 @@ export async function resumeCalls(ctx: ToolContext): Promise<CallResults> {
   const order: string[] = [];
   const outcomes = new Map<string, ToolOutcome>();
   for (const call of unresolved) {
-    if (pending.has(call.id) || call.evaluated_permission === "deny") continue;
     const answer = call.evaluated_permission === "ask" ? view.confirmationFor(call.id) : undefined;
-    if (call.evaluated_permission === "ask" && answer === undefined && !stopped.has(call.id)) continue;
-    order.push(call.id);
     const tool = tools.get(call.name);
-    if (answer?.result === "deny") {
-      outcomes.set(call.id, errorOutcome(answer.deny_message ?? "The user denied this tool call."));
-    } else if (tool === undefined) {
+    const step = resumeStep({
+      permission: call.evaluated_permission,
+      pending: pending.has(call.id),
+      answer: answer?.result,
+      stopped: stopped.has(call.id),
+      tool,
+      started: started.has(call.id),
+      aborted: ctx.signal.aborted,
+    });
+    if (step === "wait") continue;
+    order.push(call.id);
+    if (step === "denied") {
+      outcomes.set(call.id, errorOutcome(answer?.deny_message ?? "The user denied this tool call."));
+    } else if (step === "gone" || tool === undefined) {
       outcomes.set(call.id, errorOutcome(NOT_ALLOWED_NOW));
-    } else if (started.has(call.id) && !tool.idempotent) {
+    } else if (step === "unknown") {
       outcomes.set(call.id, { ...errorOutcome(UNKNOWN_OUTCOME), unknown: true });
-    } else if (stopped.has(call.id) || ctx.signal.aborted) {
+    } else if (step === "interrupted") {
       outcomes.set(call.id, errorOutcome(INTERRUPTED_BEFORE_RUN));
     } else {
       outcomes.set(
@@ -91,6 +99,40 @@ export async function resumeCalls(ctx: ToolContext): Promise<CallResults> {
     }
   }
   return resultsInOrder(ctx, order, outcomes);
+}
+
+export interface ResumeFacts {
+  /** What the call's `agent.tool_use` recorded when it was planned. */
+  permission: "allow" | "ask" | "deny";
+  /** Still among the session's pending actions (no answer yet). */
+  pending: boolean;
+  /** The `user.tool_confirmation` committed for this exact call id, if any. */
+  answer: "allow" | "deny" | undefined;
+  /** An interrupt stopped it. */
+  stopped: boolean;
+  /** The tool in this wake's effective set, if it still is. */
+  tool: Pick<RunnableCall["tool"], "idempotent"> | undefined;
+  /** The ledger says it started before a crash. */
+  started: boolean;
+  /** This wake saw an interrupt. */
+  aborted: boolean;
+}
+
+/**
+ * What becomes of a call a previous wake left without a result. An asked call runs only with an
+ * `allow` for its own id (invariant 4); without an answer it keeps waiting, unless an interrupt
+ * stopped it.
+ */
+export function resumeStep(
+  facts: ResumeFacts,
+): "wait" | "denied" | "gone" | "unknown" | "interrupted" | "run" {
+  if (facts.pending || facts.permission === "deny") return "wait";
+  if (facts.permission === "ask" && facts.answer === undefined && !facts.stopped) return "wait";
+  if (facts.answer === "deny") return "denied";
+  if (facts.tool === undefined) return "gone";
+  if (facts.started && !facts.tool.idempotent) return "unknown";
+  if (facts.stopped || facts.aborted) return "interrupted";
+  return "run";
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   type AgentSqlPool,
   acquireLease,
   type Database,
+  listAgentTools,
   type NewEvent,
   type ToolCallRecord,
   type ToolCallUpdate,
@@ -148,7 +149,10 @@ async function leasedWake(
       { tenantId: job.tenant_id, agentId: lease.session.agent_id },
       settings.recall.timeoutMs,
     );
+    // Read beside the history, off the critical chain; fixed for the wake (offered from the next one).
+    const agentTools = listAgentTools(db, { tenantId: job.tenant_id, agentId: lease.session.agent_id });
     const view = await loadSession(db, lease, specs, known);
+    view.agentTools = await agentTools;
     view.memory = await memory;
     const recall = await recallForWake(deps.memory, deps.tracer, log, view, settings.recall);
     view.memory = { ...view.memory, recalled: recall.sections };

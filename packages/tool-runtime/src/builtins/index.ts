@@ -1,4 +1,5 @@
 import type { ToolDefinition } from "@wakeloop/contracts";
+import { agentCodeTools } from "./agent-code";
 import { askUserTool } from "./ask-user";
 import { dataTools } from "./data";
 import { memoryTools } from "./memory";
@@ -31,4 +32,5 @@ export const managedTools: readonly ToolDefinition[] = [
   ...dataTools,
   ...subSessionTools,
   ...outcomeTools,
+  ...agentCodeTools,
 ];

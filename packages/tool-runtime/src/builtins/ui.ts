@@ -31,7 +31,8 @@ export const uiTools: ToolDefinition[] = [
     ...SHOWN,
     name: "render_blocks",
     description:
-      "Show the user structured blocks (markdown, table, chart, form, code, image, alert, json) without " +
+      "Show the user structured blocks (markdown, table, chart, form, code, image, alert, json, or a " +
+      'component you stored: { "type": "component", "component": "<name>", "props": {...} }) without ' +
       "waiting. To wait for the user's answer to a form, use render_and_wait.",
     input: RenderBlocksInput,
     idempotent: false,
@@ -39,8 +40,8 @@ export const uiTools: ToolDefinition[] = [
   managedTool({
     name: "render_and_wait",
     description:
-      "Show the user blocks (usually a form) and wait for them to act; the session pauses until they " +
-      'answer, and their answer (e.g. {action: "submit", data: {...}}) is the result.',
+      "Show the user blocks (usually a form, or a component you stored) and wait for them to act; the " +
+      'session pauses until they answer, and their answer (e.g. {action: "submit", data: {...}}) is the result.',
     input: RenderBlocksInput,
     permissionPolicy: "always_allow",
     effects: ["ask"],
