@@ -119,6 +119,8 @@ export const Session = z.object({
   agent: z.object({ id: Id, version: z.number().int().positive() }),
   environment_id: Id.nullable(),
   parent_session_id: Id.nullable(),
+  /** The model this session runs instead of its agent version's (`spawn_session(model)`, a scheduled task's `model`); null for the agent's. */
+  model: z.string().nullable(),
   status: SessionStatus,
   stop_reason: StopReason.nullable(),
   termination_reason: TerminationReason.nullable(),
@@ -126,6 +128,8 @@ export const Session = z.object({
   metadata: Metadata,
   usage: TokenUsage,
   budget: Budget,
+  /** Tokens given to sub-sessions (held for running ones, spent by finished ones); they count against `budget`. */
+  delegated_tokens: z.number().int().nonnegative(),
   last_seq: z.number().int().nonnegative(),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -49,5 +49,11 @@ export const SessionState = z.object({
   interrupt_requested: z.boolean(),
   sandbox_status: SandboxStatusValue.nullable(),
   child_session_ids: z.array(Id),
+  /**
+   * Tokens this session gave its sub-sessions: the budgets carved for those still going plus what
+   * finished ones spent. They count against this session's budget like its own usage, so a parent
+   * cannot spend what its children were given. Projections stored before it existed read it as 0.
+   */
+  delegated_tokens: z.number().int().nonnegative().default(0),
 });
 export type SessionState = z.infer<typeof SessionState>;

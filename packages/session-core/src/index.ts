@@ -1,5 +1,6 @@
 export { childEnding } from "./child-ending";
 export { INTERRUPTED_BEFORE_RUN, unrunCallIds } from "./interrupt";
+export { chosenModel, type ModelChoice, modelOverride } from "./model-override";
 export {
   type GradedAttempt,
   nextOutcomeStep,
@@ -19,4 +20,4 @@ export {
   type ScheduleInput,
   type ScheduleSpec,
 } from "./schedule";
-export { budgetExhausted, totalTokens, wakeReason } from "./wake-decision";
+export { budgetExhausted, chargedTokens, totalTokens, wakeReason } from "./wake-decision";

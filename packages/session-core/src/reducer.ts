@@ -32,6 +32,7 @@ export function initialSessionState(init: SessionInit): SessionState {
     interrupt_requested: false,
     sandbox_status: null,
     child_session_ids: [],
+    delegated_tokens: 0,
   };
 }
 
@@ -118,8 +119,20 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
         budget: event.budget ?? state.budget,
       };
     case "session.child_created":
-      return { ...next, child_session_ids: [...state.child_session_ids, event.child_session_id] };
+      return {
+        ...next,
+        child_session_ids: [...state.child_session_ids, event.child_session_id],
+        delegated_tokens: state.delegated_tokens + (event.token_budget ?? 0),
+      };
     case "session.child_completed":
+      // The child's spending replaces the budget held for it: the unspent rest comes back.
+      return {
+        ...next,
+        delegated_tokens: Math.max(
+          0,
+          state.delegated_tokens + (event.tokens_used ?? 0) - (event.token_budget ?? 0),
+        ),
+      };
     case "session.child_requires_action":
     case "session.wake_queued":
     case "agent.ui_message":

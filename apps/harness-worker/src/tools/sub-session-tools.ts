@@ -1,6 +1,7 @@
 import { context, propagation } from "@opentelemetry/api";
 import { WakeloopError } from "@wakeloop/contracts";
 import { spawnChildSession, type TraceHeaders } from "@wakeloop/db";
+import { chosenModel } from "@wakeloop/session-core";
 import {
   carveChildBudget,
   ReportResultInput,
@@ -61,17 +62,27 @@ async function spawn(ctx: ToolContext, input: SpawnSessionInput): Promise<ToolOu
     title: input.title ?? null,
     // The child's trace links to the wake that spawned it (its first message carries the trace context).
     metadata: { parent_session_id: view.sessionId, parent_wake_id: ctx.writer.wakeId },
-    budget: (agentLimit) => {
-      const carved = carveChildBudget({ parent: view.state, requested: input.token_limit, agentLimit });
-      if (carved.ok) return carved.budget;
-      throw new WakeloopError("invalid_request", carved.message);
+    terms: ({ agentLimit, agentModel, delegatedTokens }) => {
+      const carved = carveChildBudget({
+        parent: { ...view.state, delegated_tokens: delegatedTokens },
+        requested: input.token_limit,
+        agentLimit,
+      });
+      if (!carved.ok) throw new WakeloopError("invalid_request", carved.message);
+      return { budget: carved.budget, model: chosenModel(agentModel, input.model) };
     },
     maxChildren: settings.maxChildrenPerSession,
     traceHeaders: currentTraceHeaders(),
   });
   return {
     ...jsonOutcome({ id: child.id }),
-    events: [{ type: "session.child_created", child_session_id: child.id }],
+    events: [
+      {
+        type: "session.child_created",
+        child_session_id: child.id,
+        token_budget: child.state.budget.max_total_tokens ?? 0,
+      },
+    ],
   };
 }
 

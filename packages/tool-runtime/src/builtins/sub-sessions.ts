@@ -24,6 +24,14 @@ export const SpawnSessionInput = z.object({
     .optional()
     .describe("Max tokens the sub-session may use; at most what this session has left. Default: all of it"),
   title: z.string().max(500).optional().describe("A short title for the sub-session"),
+  model: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "Model for the sub-session, one its agent's provider serves (e.g. a cheaper/faster one for a simple task). Default: its agent's model",
+    ),
 });
 export type SpawnSessionInput = z.infer<typeof SpawnSessionInput>;
 
