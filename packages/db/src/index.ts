@@ -136,6 +136,7 @@ export {
 } from "./session-queries";
 export {
   answerWaits,
+  appendToChild,
   type ChildOutcome,
   cascadeToChildren,
   completeChildSession,

@@ -144,7 +144,7 @@ describe("sub-sessions in Postgres", () => {
       Array.from({ length: 5 }, () => completeChildSession(testDb.appDb, target)),
     );
     expect(outcomes.filter((outcome) => outcome !== null)).toEqual([
-      { status: "completed", result: "found it" },
+      { status: "completed", result: "found it", parentSessionId: parent.id },
     ]);
     expect(await answerWaits(testDb.appDb, { tenantId: seeded.tenantId, sessionId: parent.id })).toBe(0);
     const events = await readEvents(testDb.appDb, { tenantId: seeded.tenantId, sessionId: parent.id });

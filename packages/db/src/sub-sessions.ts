@@ -149,12 +149,13 @@ export interface ChildOutcome {
 /**
  * Tells the parent that this sub-session finished, if it did and the parent was not told yet: records
  * the outcome on the child and appends `session.child_completed` to the parent, then answers the
- * parent's waits this completes. Returns the outcome it recorded, null when there was nothing to do.
+ * parent's waits this completes. Returns the outcome it recorded and the parent it told (whose budget
+ * the charge-back may have freed), null when there was nothing to do.
  */
 export function completeChildSession(
   db: Kysely<Database>,
   target: { tenantId: string; sessionId: string },
-): Promise<ChildOutcome | null> {
+): Promise<(ChildOutcome & { parentSessionId: string }) | null> {
   const { tenantId, sessionId } = target;
   return withTenant(db, tenantId, async (trx) => {
     // Locks go parent first, then child, as the gateway's answers routed to a child take them.
@@ -213,7 +214,7 @@ export function completeChildSession(
       ],
     });
     await answerWaits(trx, { tenantId, sessionId: child.parent_session_id });
-    return outcome;
+    return { ...outcome, parentSessionId: child.parent_session_id };
   });
 }
 
@@ -336,6 +337,55 @@ export function cascadeToChildren(
           : { type: "session.status_terminated", reason: "archived" };
       appended.push(...(await append(trx, { tenantId, sessionId: child.id, events: [event] })));
     }
+    return appended;
+  });
+}
+
+/**
+ * Appends `event` to a direct sub-session of `parentSessionId` that has not finished (a message that
+ * steers and wakes it, or its archiving), under the parent's then the child's row lock, as the
+ * completion takes them. Refuses with `invalid_request`, writing nothing, for a session that is not
+ * its child or has finished. `db` should be the transaction the calling tool's result commits in.
+ */
+export function appendToChild(
+  db: Kysely<Database>,
+  target: { tenantId: string; parentSessionId: string; childSessionId: string },
+  event: NewEvent,
+): Promise<SessionEvent> {
+  const { tenantId, parentSessionId, childSessionId } = target;
+  return withTenant(db, tenantId, async (trx) => {
+    await trx
+      .selectFrom("sessions")
+      .select("id")
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", parentSessionId)
+      .forUpdate()
+      .execute();
+    const child = await trx
+      .selectFrom("sessions")
+      .select(["parent_session_id", "state", "last_seq", "child_outcome"])
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", childSessionId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (child === undefined || child.parent_session_id !== parentSessionId) {
+      throw new WakeloopError("invalid_request", `${childSessionId} is not a sub-session of this session`);
+    }
+    const state = readSessionState(child.state);
+    const ended = childEnding(state);
+    if (child.child_outcome !== null || ended !== null) {
+      throw new WakeloopError(
+        "invalid_request",
+        `sub-session ${childSessionId} has finished (${ended ?? "reported"}); spawn another one instead`,
+      );
+    }
+    const [appended] = await append(trx, {
+      tenantId,
+      sessionId: childSessionId,
+      events: [event],
+      head: { lastSeq: child.last_seq, state },
+    });
+    if (appended === undefined) throw new Error(`appending to ${childSessionId} returned no event`);
     return appended;
   });
 }

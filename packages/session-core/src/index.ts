@@ -5,6 +5,7 @@ export {
   type GradedAttempt,
   nextOutcomeStep,
   type OutcomeTrend,
+  outcomeTitle,
   outcomeTrend,
   promotionReady,
   TREND_TOLERANCE,

@@ -259,9 +259,39 @@ describe("reduceSessionState", () => {
     expect(legacy.delegated_tokens).toBe(0);
   });
 
-  it("reads a projection stored before delegated tokens were counted", async () => {
+  it("folds the outcome a person defined, the latest one winning, without waking the session", () => {
+    const first = fold([
+      {
+        id: "o1",
+        type: "user.define_outcome",
+        description: "Ship the fix\nwith tests",
+        criteria: ["tests pass"],
+      },
+    ]);
+    expect(first.defined_outcome).toEqual({
+      event_id: "o1",
+      title: "Ship the fix",
+      criteria: ["tests pass"],
+    });
+    expect(wakeReason(first)).toBeNull();
+    const second = fold([{ id: "o2", type: "user.define_outcome", description: "x".repeat(300) }], first);
+    expect(second.defined_outcome).toEqual({ event_id: "o2", title: "x".repeat(200), criteria: [] });
+    // Replaying the same events reproduces the projection byte for byte.
+    const events = [
+      {
+        id: "o1",
+        type: "user.define_outcome" as const,
+        description: "Ship the fix\nwith tests",
+        criteria: ["a"],
+      },
+      { id: "m1", type: "user.message" as const, content: text("go") },
+    ];
+    expect(JSON.stringify(fold(events))).toBe(JSON.stringify(fold(events)));
+  });
+
+  it("reads a projection stored before delegated tokens and defined outcomes were folded", async () => {
     const { SessionState } = await import("@wakeloop/contracts");
-    const { delegated_tokens, ...stored } = init();
+    const { delegated_tokens, defined_outcome, ...stored } = init();
     expect(SessionState.parse(JSON.parse(JSON.stringify(stored)))).toEqual(init());
   });
 

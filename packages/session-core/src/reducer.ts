@@ -6,6 +6,7 @@ import {
   type SessionState,
   ZERO_USAGE,
 } from "@wakeloop/contracts";
+import { outcomeTitle } from "./outcome";
 
 export interface SessionInit {
   title: string | null;
@@ -33,6 +34,7 @@ export function initialSessionState(init: SessionInit): SessionState {
     sandbox_status: null,
     child_session_ids: [],
     delegated_tokens: 0,
+    defined_outcome: null,
   };
 }
 
@@ -58,7 +60,14 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
     case "user.custom_tool_result":
       return answer(next, event.custom_tool_use_id);
     case "user.define_outcome":
-      return next;
+      return {
+        ...next,
+        defined_outcome: {
+          event_id: event.id,
+          title: outcomeTitle(event.description),
+          criteria: event.criteria ?? [],
+        },
+      };
     case "agent.tool_use":
       return event.evaluated_permission === "ask"
         ? ask(next, {

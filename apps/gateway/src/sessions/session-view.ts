@@ -18,6 +18,7 @@ export function toSession(row: SessionRow): Session {
     usage: state.usage,
     budget: state.budget,
     delegated_tokens: state.delegated_tokens,
+    defined_outcome: state.defined_outcome,
     last_seq: state.last_seq,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
