@@ -79,6 +79,14 @@ describe("outcomes", () => {
       { toolCalls: [{ name: "memory_promote_note", input: { note: NOTE } }] },
       { toolCalls: [{ name: "session_get_snapshot", input: {} }] },
       { toolCalls: [{ name: "session_list", input: { has_outcome: true } }] },
+      {
+        toolCalls: [
+          { name: "session_list", input: { outcome_trend: "improving", promotion_ready: true } },
+          { name: "session_list", input: { outcome_trend: "regressing" } },
+          { name: "session_list", input: { outcome_status: "no_outcome" } },
+          { name: "session_list", input: { outcome_status: "promotion_ready", limit: 1 } },
+        ],
+      },
       { text: "Done." },
     );
     await send(id, say("write the release note"));
@@ -91,7 +99,8 @@ describe("outcomes", () => {
     expect(asked).toMatchObject({ stop_reason: { type: "requires_action", event_ids: [uses[1]?.id] } });
     await send(id, { type: "user.tool_confirmation", tool_use_id: uses[1]?.id, result: "allow" });
     await platform.waitForIdle(id, "end_turn", asked.seq, 60_000);
-    const [defined, check, refused, first, second, history, promoted, snapshot, listed] = await results(id);
+    const [defined, check, refused, first, second, history, promoted, snapshot, listed, ...filtered] =
+      await results(id);
 
     expect(defined).toMatchObject({
       isError: false,
@@ -152,6 +161,18 @@ describe("outcomes", () => {
         ],
       },
     });
+
+    // The trend filters of the reference keep the sessions whose evaluator posture matches.
+    const ids = filtered.map((result) =>
+      (result.value as { sessions: { id: string }[] }).sessions.map((session) => session.id),
+    );
+    expect(ids).toEqual([[id], [], [], [id]]);
+    expect(filtered.map((result) => (result.value as { next_after_id: unknown }).next_after_id)).toEqual([
+      null,
+      null,
+      null,
+      null,
+    ]);
 
     // The evaluator call was the model with the outcome's own prompt and criteria, without tools.
     const evaluatorCall = platform.fake.requests[before + 4]?.body as {

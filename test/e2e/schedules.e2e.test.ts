@@ -100,7 +100,9 @@ describe("scheduled tasks", () => {
       task: "run the tick",
       cron: "*/2 * * * * *",
       token_limit: 10_000,
+      model: "fake-gpt-mini",
     });
+    expect(created.model).toBe("fake-gpt-mini");
     const taskId = created.id;
     const firings = () =>
       platform.db
@@ -130,18 +132,24 @@ describe("scheduled tasks", () => {
       expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual(2_000);
     const sessions = await platform.db
       .selectFrom("sessions")
-      .select(["id", "state"])
+      .select(["id", "state", "model"])
       .where("agent_id", "=", agentId)
       .execute();
     expect(sessions.map((session) => session.id).sort()).toEqual(
       fired.map((firing) => firing.session_id).sort(),
     );
-    // Each fresh session got the prompt once, with the task's budget, and its wake ran to the end.
+    // Each fresh session got the prompt once, with the task's budget and model, and its wake ran to the
+    // end on that model.
     for (const session of sessions) {
       expect(session.state).toMatchObject({ budget: { max_total_tokens: 10_000 }, title: "tick" });
+      expect(session.model).toBe("fake-gpt-mini");
       await platform.waitForIdle(session.id, "end_turn");
       const events = await platform.events(session.id);
       expect(events.filter((event) => event.type === "user.message").map(textOf)).toEqual(["run the tick"]);
+      const starts = events.filter((event) => event.type === "span.model_request_start");
+      expect(starts.map((event) => (event.type === "span.model_request_start" ? event.model : ""))).toEqual([
+        "fake-gpt-mini",
+      ]);
     }
   }, 90_000);
 });

@@ -1,10 +1,12 @@
 import type { SessionEvent } from "@wakeloop/contracts";
-import { delegatingTurn, Platform } from "@wakeloop/testing";
+import type { FakeRequestView, Turn } from "@wakeloop/fake-model";
+import { DELEGATING_USAGE, delegatingTurn, Platform } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Issue #11 sub-sessions through the running services: a parent spawns three children in parallel,
 // waits for them, gets their results and finishes; interrupting a parent stops its children and
-// archiving it ends them.
+// archiving it ends them; children's budgets are carved from the parent's and charged back; a child
+// can run another model of its agent's provider.
 
 let platform: Platform;
 
@@ -25,6 +27,30 @@ async function agent(): Promise<string> {
   });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   return created.body.id as string;
+}
+
+const tokens = (usage: { input_tokens: number; output_tokens: number }) =>
+  usage.input_tokens + usage.output_tokens;
+
+async function delegate(budget: number | null, text: string): Promise<string> {
+  const created = await platform.request("POST", "/v1/sessions", {
+    agent: await agent(),
+    ...(budget !== null && { budget: { max_total_tokens: budget } }),
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  const parent = created.body.id as string;
+  const sent = await platform.request("POST", `/v1/sessions/${parent}/events`, {
+    events: [{ type: "user.message", content: [{ type: "text", text }] }],
+  });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+  return parent;
+}
+
+function waitAnswer(events: SessionEvent[]) {
+  const [answer] = events.filter((event) => event.type === "user.custom_tool_result");
+  if (answer?.type !== "user.custom_tool_result") throw new Error("the wait was not answered");
+  const text = answer.content.map((block) => ("text" in block ? block.text : "")).join("");
+  return JSON.parse(text) as { results: Array<{ id: string; status: string; result: string | null }> };
 }
 
 function ofType<T extends SessionEvent["type"]>(events: SessionEvent[], type: T) {
@@ -197,4 +223,168 @@ describe("sub-sessions", () => {
     });
     expect(stray.status).toBe(400);
   }, 120_000);
+
+  it("carves each child's budget from the parent's, holds it while the child runs and charges what it spent", async () => {
+    // 20 000 tokens; the spawning request costs 1 000, so 19 000 are left to give.
+    const parent = await delegate(20_000, "delegate: burn@4000, a@3000, greedy@999999");
+    await platform.waitForIdle(parent, "end_turn", 0, 60_000);
+    const events = await platform.events(parent);
+
+    // Each child got exactly the budget it asked for; a spawn asking more than is left is an error
+    // result naming what is left, and created nothing.
+    const created = ofType(events, "session.child_created");
+    expect(created.map((event) => event.token_budget)).toEqual([4_000, 3_000]);
+    const refused = ofType(events, "agent.tool_result").filter((event) => event.is_error);
+    expect(refused).toHaveLength(1);
+    expect(JSON.stringify(refused[0]?.content)).toContain("ask for at most 12000");
+    const [burn, done] = created.map((event) => event.child_session_id);
+    const burnt = await platform.request("GET", `/v1/sessions/${burn}`);
+    expect(burnt.body).toMatchObject({
+      budget: { max_total_tokens: 4_000 },
+      status: "idle",
+      stop_reason: { type: "budget_reached" },
+    });
+
+    // The child that exhausted its budget reported that to the parent instead of hanging it.
+    expect(waitAnswer(events).results).toMatchObject([
+      { id: burn, status: "budget_reached" },
+      { id: done, status: "completed", result: "done a" },
+    ]);
+
+    // The parent was charged what each child spent in place of the budget it held for it.
+    const completed = ofType(events, "session.child_completed");
+    const spent = tokens(DELEGATING_USAGE.burn);
+    const reported = tokens(DELEGATING_USAGE.turn);
+    expect(completed.map((event) => [event.child_session_id, event.tokens_used, event.token_budget])).toEqual(
+      expect.arrayContaining([
+        [burn, spent, 4_000],
+        [done, reported, 3_000],
+      ]),
+    );
+    const after = await platform.request("GET", `/v1/sessions/${parent}`);
+    expect(after.body.delegated_tokens).toBe(spent + reported);
+    expect(tokens(after.body.usage)).toBe(tokens(DELEGATING_USAGE.spawn) + 2 * reported);
+  }, 120_000);
+
+  it("a parent that gave away all it had left stops until its child's unspent tokens come back", async () => {
+    // 5 000 tokens: 1 000 for the spawning request, the other 4 000 given to the child.
+    const parent = await delegate(5_000, "delegate: a@4000");
+    await platform.waitForIdle(parent, "end_turn", 0, 60_000);
+    const events = await platform.events(parent);
+    const types = events.map((event) => event.type);
+    // It could not spend what its child was given: it stopped before its next request...
+    const stopped = events.findIndex(
+      (event) => event.type === "session.status_idle" && event.stop_reason.type === "budget_reached",
+    );
+    expect(stopped).toBeGreaterThan(types.indexOf("session.child_created"));
+    expect(
+      events.slice(0, stopped).filter((event) => event.type === "span.model_request_start"),
+    ).toHaveLength(1);
+    // ...and went on once the child finished and the rest of its budget came back.
+    expect(types.indexOf("session.child_completed")).toBeGreaterThan(stopped);
+    expect(waitAnswer(events).results).toMatchObject([{ status: "completed", result: "done a" }]);
+    const after = await platform.request("GET", `/v1/sessions/${parent}`);
+    expect(after.body.delegated_tokens).toBe(tokens(DELEGATING_USAGE.turn));
+  }, 120_000);
+
+  it("a child runs the model it was spawned with, of its agent's provider; another provider's is refused", async () => {
+    const parent = await delegate(
+      null,
+      "delegate: which model#fake-gpt-mini, which model#anthropic/claude-haiku-4-5",
+    );
+    await platform.waitForIdle(parent, "end_turn", 0, 60_000);
+    const events = await platform.events(parent);
+    const [child] = ofType(events, "session.child_created").map((event) => event.child_session_id);
+    expect(ofType(events, "session.child_created")).toHaveLength(1);
+    const row = await platform.request("GET", `/v1/sessions/${child}`);
+    expect(row.body.model).toBe("fake-gpt-mini");
+    // Its requests went to that model (the fake reports the model it was asked for).
+    expect(waitAnswer(events).results).toEqual([
+      { id: child, status: "completed", result: "model fake-gpt-mini" },
+    ]);
+    expect(ofType(await platform.events(child ?? ""), "span.model_request_start")[0]?.model).toBe(
+      "fake-gpt-mini",
+    );
+    const refused = ofType(events, "agent.tool_result").filter((event) => event.is_error);
+    expect(JSON.stringify(refused[0]?.content)).toContain("this agent talks to openai_compatible");
+    // The parent itself still runs its agent's model.
+    const own = await platform.request("GET", `/v1/sessions/${parent}`);
+    expect(own.body.model).toBeNull();
+    expect(ofType(events, "span.model_request_start")[0]?.model).toBe("fake-gpt");
+  }, 120_000);
+
+  it("sessions_send steers a sub-session that has not finished and subagents lists and kills them", async () => {
+    platform.fake.setScript({ defaultTurn: (request) => steering(request) ?? delegatingTurn(request) });
+    try {
+      const parent = await delegate(null, "steer and kill");
+      await platform.waitForIdle(parent, "end_turn", 0, 60_000);
+      const events = await platform.events(parent);
+      const [listed, sent, killed, again] = ofType(events, "agent.tool_result").slice(2);
+      const children = ofType(events, "session.child_created").map((event) => event.child_session_id);
+      const listedIds = (JSON.parse(textOf(listed?.content)) as { children: { id: string }[] }).children.map(
+        (child) => child.id,
+      );
+      expect([...listedIds].sort()).toEqual([...children].sort());
+      const [steered, archived] = listedIds;
+      expect(JSON.parse(textOf(sent?.content))).toMatchObject({ session_id: steered });
+      expect(JSON.parse(textOf(killed?.content))).toEqual({ session_id: archived, killed: true });
+
+      // The steered child woke on the message and reported; the killed one ended archived.
+      const steeredEvents = await platform.events(steered ?? "");
+      expect(ofType(steeredEvents, "user.message").map((event) => textOf(event.content))).toContain(
+        "report now",
+      );
+      expect(ofType(await platform.events(archived ?? ""), "session.status_terminated")).toMatchObject([
+        { reason: "archived" },
+      ]);
+      expect(waitAnswer(events).results).toMatchObject([
+        { id: steered, status: "completed", result: "reported after steering" },
+        { id: archived, status: "archived" },
+      ]);
+      // A finished sub-session takes no more messages: an error result, and nothing written to it.
+      expect(again?.is_error).toBe(true);
+      expect(textOf(again?.content)).toContain("has finished");
+      expect((await platform.events(steered ?? "")).length).toBe(steeredEvents.length);
+    } finally {
+      platform.fake.setScript({ defaultTurn: delegatingTurn });
+    }
+  }, 120_000);
 });
+
+const textOf = (content: Array<{ type: string; text?: string }> | undefined) =>
+  (content ?? []).map((block) => block.text ?? "").join("");
+
+/**
+ * A parent that spawns two chatting children, lists them with `subagents`, steers the first with
+ * `sessions_send`, kills the second, waits for both, then messages the finished one again.
+ */
+function steering(request: FakeRequestView): Turn | null {
+  if (request.lastUserText !== "steer and kill") return null;
+  const [last] = request.toolResults.slice(-1);
+  if (last === undefined) {
+    const chat = { name: "spawn_session", input: { task: "child: chat" } };
+    return { toolCalls: [chat, chat] };
+  }
+  const value = last.isError ? {} : (JSON.parse(last.text) as Record<string, unknown>);
+  if (last.name === "spawn_session") return { toolCalls: [{ name: "subagents", input: { action: "list" } }] };
+  if (last.name === "subagents" && "children" in value) {
+    const [steered, archived] = (value.children as { id: string }[]).map((child) => child.id);
+    return {
+      toolCalls: [
+        { name: "sessions_send", input: { session_id: steered, message: "report now" } },
+        { name: "subagents", input: { action: "kill", session_id: archived } },
+      ],
+    };
+  }
+  if (last.name === "subagents") {
+    const ids = request.toolResults.map(
+      (result) => (JSON.parse(result.text) as { session_id: string }).session_id,
+    );
+    return { toolCalls: [{ name: "wait_for_sessions", input: { ids } }] };
+  }
+  if (last.name === "wait_for_sessions") {
+    const [first] = (JSON.parse(last.text) as { results: { id: string }[] }).results;
+    return { toolCalls: [{ name: "sessions_send", input: { session_id: first?.id, message: "again" } }] };
+  }
+  return { text: "steered" };
+}

@@ -66,7 +66,12 @@ export function watchSessions(deps: {
     const tenantId = bus.subjects.parseEvt(subject)?.tenant;
     if (tenantId === undefined) return;
     const target = { tenantId, sessionId: event.session_id };
-    await followSubSessions(deps, event, target);
+    const told = await followSubSessions(deps, event, target);
+    if (told !== null) {
+      // The child's unspent budget came back to its parent, which may have stopped on it.
+      const resumed = await scheduleIfNeeded(db, bus, { tenantId, sessionId: told }, deps.maxWakesInFlight);
+      if (resumed) log.info({ session_id: told, wake_id: resumed.id, reason: resumed.reason }, "wake queued");
+    }
     if (event.type === "user.interrupt" || event.type === "session.status_idle") {
       if (await settleIdleInterrupt(db, target)) {
         log.info({ session_id: event.session_id }, "interrupt applied to idle session");

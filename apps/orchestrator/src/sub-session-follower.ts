@@ -18,12 +18,14 @@ import type { Kysely } from "kysely";
  * - a parent that paused on `wait_for_sessions` for children that had already finished is answered;
  * - a sub-session that waits on a person tells its ancestors (`session.child_requires_action`).
  * Every step re-reads Postgres under row locks, so repeated or reordered deliveries change nothing.
+ * Returns the parent a finished child told: the budget it held for the child came back, so a parent
+ * stopped on `budget_reached` may have work again (the caller checks).
  */
 export async function followSubSessions(
   deps: { db: Kysely<Database>; bus: Bus; log: Logger },
   event: SessionEvent,
   target: { tenantId: string; sessionId: string },
-): Promise<void> {
+): Promise<string | null> {
   const { db, bus, log } = deps;
   if (event.type === "user.interrupt" || event.type === "session.status_terminated") {
     const cascaded = await cascadeToChildren(
@@ -42,7 +44,7 @@ export async function followSubSessions(
       );
     }
   }
-  if (event.type !== "session.status_idle" && event.type !== "session.status_terminated") return;
+  if (event.type !== "session.status_idle" && event.type !== "session.status_terminated") return null;
   const finished = await completeChildSession(db, target);
   if (finished) log.info({ session_id: target.sessionId, status: finished.status }, "sub-session finished");
   if (event.type === "session.status_idle" && event.stop_reason.type === "requires_action") {
@@ -50,4 +52,5 @@ export async function followSubSessions(
     // A sub-session's approvals show on its ancestors' streams, where they can be answered too.
     await surfaceChildApprovals(db, target, event.id);
   }
+  return finished?.parentSessionId ?? null;
 }

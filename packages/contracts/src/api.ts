@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { SessionEvent, StopReason, TerminationReason, UserEventInput } from "./events";
 import { Id, Metadata, Timestamp } from "./ids";
-import { PendingAction, SessionStatus } from "./session-state";
+import { DefinedOutcome, PendingAction, SessionStatus } from "./session-state";
 import { JsonSchemaObject, LoopDetectionConfig, PermissionPolicy, ToolName, ToolPolicy } from "./tools";
 import { Budget, TokenUsage } from "./usage";
 
@@ -16,6 +16,9 @@ export const ModelConfig = z.strictObject({
   context_window_tokens: z.number().int().positive().default(200_000),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
+
+/** Another model of the agent's provider that a session runs (`spawn_session`, a scheduled task). */
+export const SessionModel = z.string().min(1).max(200);
 
 export const BuiltinToolset = z.strictObject({
   type: z.literal("builtin"),
@@ -119,6 +122,8 @@ export const Session = z.object({
   agent: z.object({ id: Id, version: z.number().int().positive() }),
   environment_id: Id.nullable(),
   parent_session_id: Id.nullable(),
+  /** The model this session runs instead of its agent version's (`spawn_session(model)`, a scheduled task's `model`); null for the agent's. */
+  model: z.string().nullable().default(null),
   status: SessionStatus,
   stop_reason: StopReason.nullable(),
   termination_reason: TerminationReason.nullable(),
@@ -126,6 +131,10 @@ export const Session = z.object({
   metadata: Metadata,
   usage: TokenUsage,
   budget: Budget,
+  /** Tokens given to sub-sessions (held for running ones, spent by finished ones); they count against `budget`. */
+  delegated_tokens: z.number().int().nonnegative().default(0),
+  /** The latest outcome a person defined with `user.define_outcome`; null when none was. */
+  defined_outcome: DefinedOutcome.nullable().default(null),
   last_seq: z.number().int().nonnegative(),
   created_at: Timestamp,
   updated_at: Timestamp,

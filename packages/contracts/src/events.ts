@@ -167,6 +167,11 @@ export const SessionUpdated = z.object({
 export const SessionChildCreated = z.object({
   type: z.literal("session.child_created"),
   child_session_id: Id,
+  /**
+   * The tokens carved from this session's budget for the child (its `max_total_tokens`), held back
+   * from this session until the child finishes; absent (none held) before budgets were carved.
+   */
+  token_budget: z.number().int().nonnegative().optional(),
 });
 /** How a sub-session ended, as its parent's `wait_for_sessions` reports it. */
 export const ChildSessionStatus = z.enum([
@@ -187,6 +192,13 @@ export const SessionChildCompleted = z.object({
   child_session_id: Id,
   status: ChildSessionStatus,
   result: z.string().nullable(),
+  /**
+   * What the child spent (its tokens and those its own children spent), charged to this session in
+   * place of the `token_budget` held for it at `session.child_created`; absent on older events.
+   */
+  tokens_used: z.number().int().nonnegative().optional(),
+  /** The `token_budget` the parent held for the child, released by this event. */
+  token_budget: z.number().int().nonnegative().optional(),
 });
 /**
  * On each ancestor: a sub-session (at any depth) waits on a person for these calls, so the ancestor's

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SessionModel } from "./api";
 import { Id, Timestamp } from "./ids";
 
 /*
@@ -36,6 +37,9 @@ export const CreateScheduledTaskRequest = z.strictObject({
     .positive()
     .optional()
     .describe("Max tokens per firing; never more than the agent's budget (the default)"),
+  model: SessionModel.optional().describe(
+    "Model each firing's session runs, one the agent's provider serves (e.g. a cheaper one); default the agent's",
+  ),
 });
 export type CreateScheduledTaskRequest = z.input<typeof CreateScheduledTaskRequest>;
 
@@ -49,6 +53,8 @@ export const ScheduledTask = z.object({
   timezone: z.string().nullable(),
   at: Timestamp.nullable(),
   token_limit: z.number().int().positive().nullable(),
+  /** The model each firing's session runs; null for the agent's. */
+  model: z.string().nullable().default(null),
   enabled: z.boolean(),
   /** Null once the task has nothing left to fire (a one-shot that fired). */
   next_run: Timestamp.nullable(),

@@ -16,6 +16,13 @@ export const PendingAction = z.object({
 });
 export type PendingAction = z.infer<typeof PendingAction>;
 
+export const DefinedOutcome = z.object({
+  event_id: Id,
+  title: z.string(),
+  criteria: z.array(z.string()),
+});
+export type DefinedOutcome = z.infer<typeof DefinedOutcome>;
+
 /**
  * The session projection: a pure fold of its events (packages/session-core). Stored as JSON next to the
  * session row and read back through this schema; `version` lets later code read older projections.
@@ -49,5 +56,16 @@ export const SessionState = z.object({
   interrupt_requested: z.boolean(),
   sandbox_status: SandboxStatusValue.nullable(),
   child_session_ids: z.array(Id),
+  /**
+   * Tokens this session gave its sub-sessions: the budgets carved for those still going plus what
+   * finished ones spent. They count against this session's budget like its own usage, so a parent
+   * cannot spend what its children were given. Projections stored before it existed read it as 0.
+   */
+  delegated_tokens: z.number().int().nonnegative().default(0),
+  /**
+   * The latest outcome a person defined (`user.define_outcome`): its event id (the outcome's id), title
+   * (the description's first line) and criteria. Projections stored before it existed read it as null.
+   */
+  defined_outcome: DefinedOutcome.nullable().default(null),
 });
 export type SessionState = z.infer<typeof SessionState>;

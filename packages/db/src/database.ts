@@ -86,6 +86,8 @@ export interface SessionsTable {
   depth: Generated<number>;
   /** How a sub-session finished, once its parent was told (`session.child_completed`); null before. */
   child_outcome: NullableJson;
+  /** The model this session runs instead of its agent version's (same provider); null for the agent's. */
+  model: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -218,6 +220,8 @@ export interface SchedulesTable {
   cron: string | null;
   timezone: string | null;
   max_total_tokens: number | null;
+  /** The model each session a task starts runs (its agent's provider); null for the agent's. */
+  model: ColumnType<string | null, string | null | undefined, string | null>;
   enabled: Generated<boolean>;
   /** Null once finished. */
   next_run_at: NullableTime;

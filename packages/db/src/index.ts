@@ -149,6 +149,7 @@ export {
 } from "./session-queries";
 export {
   answerWaits,
+  appendToChild,
   type ChildOutcome,
   cascadeToChildren,
   completeChildSession,

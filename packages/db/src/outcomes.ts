@@ -1,3 +1,4 @@
+import { outcomeTitle } from "@wakeloop/session-core";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./database";
 import { newId } from "./ids";
@@ -50,9 +51,6 @@ export interface NewOutcome {
 
 export type NewOutcomeEvaluation = Omit<OutcomeEvaluation, "outcomeId" | "iteration" | "createdAt">;
 
-/** A `user.define_outcome` event's title: the first line of its description. */
-const TITLE_MAX = 200;
-
 export function defineOutcome(
   db: Kysely<Database>,
   scope: SessionScope,
@@ -89,7 +87,7 @@ export function activeOutcome(db: Kysely<Database>, scope: SessionScope): Promis
       SELECT id, title, criteria, evaluator_prompt, 'tool' AS source, created_at FROM outcomes
         WHERE tenant_id = ${scope.tenantId} AND session_id = ${scope.sessionId}
       UNION ALL
-      SELECT id, left(split_part(body->>'description', E'\\n', 1), ${TITLE_MAX}),
+      SELECT id, body->>'description',
           coalesce(body->'criteria', '[]'::jsonb), NULL, 'user', created_at
         FROM session_events
         WHERE tenant_id = ${scope.tenantId} AND session_id = ${scope.sessionId}
@@ -99,7 +97,8 @@ export function activeOutcome(db: Kysely<Database>, scope: SessionScope): Promis
     if (row === undefined) return null;
     return {
       id: row.id,
-      title: row.title,
+      // A person's outcome is titled by its description's first line, as the session projection has it.
+      title: row.source === "user" ? outcomeTitle(row.title) : row.title,
       criteria: row.criteria as string[],
       evaluatorPrompt: row.evaluator_prompt,
       source: row.source,

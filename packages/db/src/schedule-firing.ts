@@ -159,6 +159,7 @@ async function startTaskSessions(
       metadata: { scheduled_task_id: row.id, scheduled_for: firing.occurrenceAt.toISOString() },
       // The task's limit can only lower the agent's budget: a tool call cannot raise its own spending.
       budget: { max_total_tokens: lowerLimit(row.max_total_tokens, agent.max_total_tokens) },
+      model: row.model,
       now,
     })),
   );

@@ -43,6 +43,7 @@ function task(seeded: SeededAgent, overrides: { cron?: string; at?: string; maxP
     prompt: "write the report",
     spec,
     maxTotalTokens: 5_000,
+    model: "fake-model-mini",
     now: NOW,
     maxPerAgent: overrides.maxPerAgent ?? 10,
   });
@@ -112,7 +113,7 @@ describe("scheduled tasks", () => {
 });
 
 describe("firing", () => {
-  it("fires a cron occurrence once into a fresh session with the prompt and a lowered budget", async () => {
+  it("fires a cron occurrence once into a fresh session with the prompt, its model and a lowered budget", async () => {
     const seeded = await seedAgent(testDb.db);
     const created = await task(seeded);
     const at = new Date("2026-03-10T09:00:05Z");
@@ -139,6 +140,7 @@ describe("firing", () => {
       .selectAll()
       .where("id", "=", sessionId)
       .executeTakeFirstOrThrow();
+    expect(session.model).toBe("fake-model-mini");
     expect(session.state).toMatchObject({
       title: "hourly report",
       budget: { max_total_tokens: 5_000 },

@@ -35,6 +35,7 @@ export function scheduledTaskView(row: ScheduleRow): ScheduledTask {
     timezone: row.timezone,
     at: row.at?.toISOString() ?? null,
     token_limit: row.max_total_tokens,
+    model: row.model,
     enabled: row.enabled,
     next_run: row.next_run_at?.toISOString() ?? null,
     last_run: row.last_run_at?.toISOString() ?? null,
@@ -149,6 +150,8 @@ export interface NewScheduledTask extends AgentScheduleScope {
   prompt: string;
   spec: ScheduleSpec;
   maxTotalTokens: number | null;
+  /** The model each firing's session runs (checked by `chosenModel`); null for the agent's. */
+  model?: string | null;
   now: Date;
   /** Tasks not finished yet (enabled or not) one agent may have. */
   maxPerAgent: number;
@@ -190,6 +193,7 @@ export function createScheduledTask(db: Kysely<Database>, input: NewScheduledTas
         prompt: input.prompt,
         ...specColumns(input.spec),
         max_total_tokens: input.maxTotalTokens,
+        model: input.model ?? null,
         next_run_at: nextRunAt,
       })
       .returningAll()

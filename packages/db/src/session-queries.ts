@@ -17,6 +17,8 @@ export interface CreateSessionInput {
   title: string | null;
   metadata: Metadata;
   budget: Budget;
+  /** Another model of the agent's provider for this session (checked by `modelOverride`); the agent's when absent. */
+  model?: string | null | undefined;
   now?: Date;
 }
 
@@ -45,6 +47,7 @@ export async function createSessions(
       environment_id: input.environmentId,
       parent_session_id: input.parentSessionId,
       depth: input.depth ?? 0,
+      model: input.model ?? null,
       status: state.status,
       state: JSON.stringify(state),
       last_seq: 0,

@@ -3,12 +3,13 @@ import {
   type ChildSessionStatus,
   type Content,
   type Metadata,
+  type ModelConfig,
   type SessionEvent,
   type SessionState,
   WaitForSessionsInput,
   WakeloopError,
 } from "@wakeloop/contracts";
-import { childEnding } from "@wakeloop/session-core";
+import { chargedTokens, childEnding } from "@wakeloop/session-core";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "./database";
 import type { SessionRow } from "./event-rows";
@@ -25,6 +26,13 @@ import { withTenant } from "./tenant-scope";
  * of them once.
  */
 
+/** What a child's terms are decided from, read under the parent's row lock. */
+export interface ChildFacts {
+  agentLimit: number | null;
+  agentModel: Pick<ModelConfig, "provider" | "id">;
+  delegatedTokens: number;
+}
+
 export interface SpawnChildInput {
   tenantId: string;
   parent: { sessionId: string; agentId: string; environmentId: string | null; depth: number };
@@ -33,8 +41,12 @@ export interface SpawnChildInput {
   task: string;
   title: string | null;
   metadata: Metadata;
-  /** The child's budget from the child agent's own limit (`carveChildBudget`). */
-  budget: (agentLimit: number | null) => Budget;
+  /**
+   * The child's budget (`carveChildBudget`) and model (`chosenModel`, null for its agent's) from the
+   * child agent's own limit and model and the tokens the parent has given sub-sessions so far, counting
+   * siblings spawned earlier in this same, uncommitted step. Throws to refuse the spawn.
+   */
+  terms: (facts: ChildFacts) => { budget: Budget; model: string | null };
   maxChildren: number;
   traceHeaders?: TraceHeaders | undefined;
   now?: Date;
@@ -49,20 +61,28 @@ export function spawnChildSession(db: Kysely<Database>, input: SpawnChildInput):
   const { tenantId, parent } = input;
   return withTenant(db, tenantId, async (trx) => {
     // The parent row lock orders concurrent spawns of one parent, so the count below cannot race.
-    await trx
+    const parentRow = await trx
       .selectFrom("sessions")
-      .select("id")
+      .select("state")
       .where("tenant_id", "=", tenantId)
       .where("id", "=", parent.sessionId)
       .forUpdate()
-      .execute();
-    const { count } = await trx
+      .executeTakeFirstOrThrow();
+    const parentState = readSessionState(parentRow.state);
+    const siblings = await trx
       .selectFrom("sessions")
-      .select((eb) => eb.fn.countAll<string>().as("count"))
+      .select(["id", sql<string | null>`state->'budget'->>'max_total_tokens'`.as("max_total_tokens")])
       .where("tenant_id", "=", tenantId)
       .where("parent_session_id", "=", parent.sessionId)
-      .executeTakeFirstOrThrow();
-    if (Number(count) >= input.maxChildren) {
+      .execute();
+    const count = siblings.length;
+    // Siblings the parent's projection does not list yet were spawned earlier in this step: their
+    // budgets are held too, though their `session.child_created` commits with the step.
+    const known = new Set(parentState.child_session_ids);
+    const unrecorded = siblings
+      .filter((sibling) => !known.has(sibling.id))
+      .reduce((sum, sibling) => sum + Number(sibling.max_total_tokens ?? 0), 0);
+    if (count >= input.maxChildren) {
       throw new WakeloopError(
         "sub_session_limit",
         `this session already has ${count} sub-sessions, the maximum of ${input.maxChildren}`,
@@ -81,6 +101,8 @@ export function spawnChildSession(db: Kysely<Database>, input: SpawnChildInput):
         "a.latest_version",
         "a.archived_at",
         sql<string | null>`v.spec->'budget'->>'max_total_tokens'`.as("max_total_tokens"),
+        sql<ModelConfig["provider"]>`v.spec->'model'->>'provider'`.as("provider"),
+        sql<string>`v.spec->'model'->>'id'`.as("model_id"),
       ])
       .where("a.tenant_id", "=", tenantId)
       .where("a.id", "=", agentId)
@@ -88,6 +110,11 @@ export function spawnChildSession(db: Kysely<Database>, input: SpawnChildInput):
     if (agent === undefined || agent.archived_at !== null) {
       throw new WakeloopError("invalid_request", `no agent ${agentId} to run a sub-session in this tenant`);
     }
+    const terms = input.terms({
+      agentLimit: agent.max_total_tokens === null ? null : Number(agent.max_total_tokens),
+      agentModel: { provider: agent.provider, id: agent.model_id },
+      delegatedTokens: parentState.delegated_tokens + unrecorded,
+    });
     const child = await createSession(trx, {
       tenantId,
       agentId,
@@ -98,7 +125,8 @@ export function spawnChildSession(db: Kysely<Database>, input: SpawnChildInput):
       depth: parent.depth + 1,
       title: input.title,
       metadata: input.metadata,
-      budget: input.budget(agent.max_total_tokens === null ? null : Number(agent.max_total_tokens)),
+      budget: terms.budget,
+      model: terms.model,
       ...(input.now && { now: input.now }),
     });
     await append(trx, {
@@ -121,12 +149,13 @@ export interface ChildOutcome {
 /**
  * Tells the parent that this sub-session finished, if it did and the parent was not told yet: records
  * the outcome on the child and appends `session.child_completed` to the parent, then answers the
- * parent's waits this completes. Returns the outcome it recorded, null when there was nothing to do.
+ * parent's waits this completes. Returns the outcome it recorded and the parent it told (whose budget
+ * the charge-back may have freed), null when there was nothing to do.
  */
 export function completeChildSession(
   db: Kysely<Database>,
   target: { tenantId: string; sessionId: string },
-): Promise<ChildOutcome | null> {
+): Promise<(ChildOutcome & { parentSessionId: string }) | null> {
   const { tenantId, sessionId } = target;
   return withTenant(db, tenantId, async (trx) => {
     // Locks go parent first, then child, as the gateway's answers routed to a child take them.
@@ -152,9 +181,19 @@ export function completeChildSession(
       .forUpdate()
       .executeTakeFirst();
     if (child === undefined || child.parent_session_id === null || child.child_outcome !== null) return null;
-    const status = childEnding(readSessionState(child.state));
+    const childState = readSessionState(child.state);
+    const status = childEnding(childState);
     if (status === null) return null;
     const outcome: ChildOutcome = { status, result: await childResult(trx, tenantId, sessionId) };
+    // The parent is charged what the child spent in place of the budget it held for it.
+    const held = await trx
+      .selectFrom("session_events")
+      .select(sql<string | null>`body->>'token_budget'`.as("token_budget"))
+      .where("tenant_id", "=", tenantId)
+      .where("session_id", "=", child.parent_session_id)
+      .where("type", "=", "session.child_created")
+      .where(sql`body->>'child_session_id'`, "=", sessionId)
+      .executeTakeFirst();
     await trx
       .updateTable("sessions")
       .set({ child_outcome: JSON.stringify(outcome) })
@@ -164,10 +203,18 @@ export function completeChildSession(
     await append(trx, {
       tenantId,
       sessionId: child.parent_session_id,
-      events: [{ type: "session.child_completed", child_session_id: sessionId, ...outcome }],
+      events: [
+        {
+          type: "session.child_completed",
+          child_session_id: sessionId,
+          ...outcome,
+          tokens_used: chargedTokens(childState),
+          token_budget: Number(held?.token_budget ?? 0),
+        },
+      ],
     });
     await answerWaits(trx, { tenantId, sessionId: child.parent_session_id });
-    return outcome;
+    return { ...outcome, parentSessionId: child.parent_session_id };
   });
 }
 
@@ -290,6 +337,55 @@ export function cascadeToChildren(
           : { type: "session.status_terminated", reason: "archived" };
       appended.push(...(await append(trx, { tenantId, sessionId: child.id, events: [event] })));
     }
+    return appended;
+  });
+}
+
+/**
+ * Appends `event` to a direct sub-session of `parentSessionId` that has not finished (a message that
+ * steers and wakes it, or its archiving), under the parent's then the child's row lock, as the
+ * completion takes them. Refuses with `invalid_request`, writing nothing, for a session that is not
+ * its child or has finished. `db` should be the transaction the calling tool's result commits in.
+ */
+export function appendToChild(
+  db: Kysely<Database>,
+  target: { tenantId: string; parentSessionId: string; childSessionId: string },
+  event: NewEvent,
+): Promise<SessionEvent> {
+  const { tenantId, parentSessionId, childSessionId } = target;
+  return withTenant(db, tenantId, async (trx) => {
+    await trx
+      .selectFrom("sessions")
+      .select("id")
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", parentSessionId)
+      .forUpdate()
+      .execute();
+    const child = await trx
+      .selectFrom("sessions")
+      .select(["parent_session_id", "state", "last_seq", "child_outcome"])
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", childSessionId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (child === undefined || child.parent_session_id !== parentSessionId) {
+      throw new WakeloopError("invalid_request", `${childSessionId} is not a sub-session of this session`);
+    }
+    const state = readSessionState(child.state);
+    const ended = childEnding(state);
+    if (child.child_outcome !== null || ended !== null) {
+      throw new WakeloopError(
+        "invalid_request",
+        `sub-session ${childSessionId} has finished (${ended ?? "reported"}); spawn another one instead`,
+      );
+    }
+    const [appended] = await append(trx, {
+      tenantId,
+      sessionId: childSessionId,
+      events: [event],
+      head: { lastSeq: child.last_seq, state },
+    });
+    if (appended === undefined) throw new Error(`appending to ${childSessionId} returned no event`);
     return appended;
   });
 }

@@ -1,9 +1,11 @@
 export { childEnding } from "./child-ending";
 export { INTERRUPTED_BEFORE_RUN, unrunCallIds } from "./interrupt";
+export { chosenModel, type ModelChoice, modelOverride } from "./model-override";
 export {
   type GradedAttempt,
   nextOutcomeStep,
   type OutcomeTrend,
+  outcomeTitle,
   outcomeTrend,
   promotionReady,
   TREND_TOLERANCE,
@@ -19,4 +21,4 @@ export {
   type ScheduleInput,
   type ScheduleSpec,
 } from "./schedule";
-export { budgetExhausted, totalTokens, wakeReason } from "./wake-decision";
+export { budgetExhausted, chargedTokens, totalTokens, wakeReason } from "./wake-decision";

@@ -40,3 +40,11 @@ export function nextOutcomeStep(attempts: readonly GradedAttempt[]): string | nu
   if (trend === null) return "outcome_evaluate";
   return trend === "stable" || trend === "regressing" ? "outcome_history" : "outcome_evaluate";
 }
+
+/** Longest outcome title: a person's outcome is titled by its description's first line, cut to this. */
+const OUTCOME_TITLE_MAX = 200;
+
+/** The title of an outcome a person defined (`user.define_outcome`): its description's first line. */
+export function outcomeTitle(description: string): string {
+  return (description.split("\n", 1)[0] ?? "").slice(0, OUTCOME_TITLE_MAX);
+}

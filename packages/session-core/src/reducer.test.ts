@@ -209,6 +209,92 @@ describe("reduceSessionState", () => {
     expect(wakeReason(ended)).toBeNull();
   });
 
+  it("holds a child's carved budget against the parent and charges what the child spent instead", () => {
+    const spent = (tokens: number) => ({
+      input_tokens: tokens,
+      output_tokens: 0,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    });
+    const spawned = fold([
+      { id: "u1", type: "session.usage", usage: spent(200), budget: { max_total_tokens: 1_000 } },
+      { id: "c1", type: "session.child_created", child_session_id: "kid1", token_budget: 500 },
+      { id: "c2", type: "session.child_created", child_session_id: "kid2", token_budget: 300 },
+    ]);
+    expect(spawned.delegated_tokens).toBe(800);
+    // 200 own + 800 held: the parent cannot spend what it gave its children.
+    const stopped = fold(
+      [{ id: "i1", type: "session.status_idle", stop_reason: { type: "budget_reached" } }],
+      spawned,
+    );
+    expect(wakeReason(stopped)).toBeNull();
+    const done = fold(
+      [
+        {
+          id: "d1",
+          type: "session.child_completed",
+          child_session_id: "kid1",
+          status: "completed",
+          result: "ok",
+          tokens_used: 120,
+          token_budget: 500,
+        },
+      ],
+      stopped,
+    );
+    expect(done.delegated_tokens).toBe(420);
+    // The unspent rest came back, so the budget-stopped parent can go on.
+    expect(wakeReason(done)).toBe("budget_raised");
+    // Events written before budgets were carved hold and charge nothing.
+    const legacy = fold([
+      { id: "c1", type: "session.child_created", child_session_id: "kid1" },
+      {
+        id: "d1",
+        type: "session.child_completed",
+        child_session_id: "kid1",
+        status: "completed",
+        result: null,
+      },
+    ]);
+    expect(legacy.delegated_tokens).toBe(0);
+  });
+
+  it("folds the outcome a person defined, the latest one winning, without waking the session", () => {
+    const first = fold([
+      {
+        id: "o1",
+        type: "user.define_outcome",
+        description: "Ship the fix\nwith tests",
+        criteria: ["tests pass"],
+      },
+    ]);
+    expect(first.defined_outcome).toEqual({
+      event_id: "o1",
+      title: "Ship the fix",
+      criteria: ["tests pass"],
+    });
+    expect(wakeReason(first)).toBeNull();
+    const second = fold([{ id: "o2", type: "user.define_outcome", description: "x".repeat(300) }], first);
+    expect(second.defined_outcome).toEqual({ event_id: "o2", title: "x".repeat(200), criteria: [] });
+    // Replaying the same events reproduces the projection byte for byte.
+    const events = [
+      {
+        id: "o1",
+        type: "user.define_outcome" as const,
+        description: "Ship the fix\nwith tests",
+        criteria: ["a"],
+      },
+      { id: "m1", type: "user.message" as const, content: text("go") },
+    ];
+    expect(JSON.stringify(fold(events))).toBe(JSON.stringify(fold(events)));
+  });
+
+  it("reads a projection stored before delegated tokens and defined outcomes were folded", async () => {
+    const { SessionState } = await import("@wakeloop/contracts");
+    const { delegated_tokens, defined_outcome, ...stored } = init();
+    expect(SessionState.parse(JSON.parse(JSON.stringify(stored)))).toEqual(init());
+  });
+
   it("reads a projection stored before answered calls were tracked", async () => {
     const { SessionState } = await import("@wakeloop/contracts");
     const { confirmed_call_ids, interrupted_call_ids, ...stored } = init();

@@ -6,6 +6,7 @@ import {
   type SessionState,
   ZERO_USAGE,
 } from "@wakeloop/contracts";
+import { outcomeTitle } from "./outcome";
 
 export interface SessionInit {
   title: string | null;
@@ -32,6 +33,8 @@ export function initialSessionState(init: SessionInit): SessionState {
     interrupt_requested: false,
     sandbox_status: null,
     child_session_ids: [],
+    delegated_tokens: 0,
+    defined_outcome: null,
   };
 }
 
@@ -57,7 +60,14 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
     case "user.custom_tool_result":
       return answer(next, event.custom_tool_use_id);
     case "user.define_outcome":
-      return next;
+      return {
+        ...next,
+        defined_outcome: {
+          event_id: event.id,
+          title: outcomeTitle(event.description),
+          criteria: event.criteria ?? [],
+        },
+      };
     case "agent.tool_use":
       return event.evaluated_permission === "ask"
         ? ask(next, {
@@ -118,8 +128,20 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
         budget: event.budget ?? state.budget,
       };
     case "session.child_created":
-      return { ...next, child_session_ids: [...state.child_session_ids, event.child_session_id] };
+      return {
+        ...next,
+        child_session_ids: [...state.child_session_ids, event.child_session_id],
+        delegated_tokens: state.delegated_tokens + (event.token_budget ?? 0),
+      };
     case "session.child_completed":
+      // The child's spending replaces the budget held for it: the unspent rest comes back.
+      return {
+        ...next,
+        delegated_tokens: Math.max(
+          0,
+          state.delegated_tokens + (event.tokens_used ?? 0) - (event.token_budget ?? 0),
+        ),
+      };
     case "session.child_requires_action":
     case "session.wake_queued":
     case "agent.ui_message":

@@ -1,12 +1,17 @@
 import type { SessionState, WakeReason } from "@wakeloop/contracts";
 
-export function totalTokens(state: SessionState): number {
+export function totalTokens(state: Pick<SessionState, "usage">): number {
   return state.usage.input_tokens + state.usage.output_tokens;
+}
+
+/** Tokens counted against the session's budget: its own and those it gave its sub-sessions. */
+export function chargedTokens(state: Pick<SessionState, "usage" | "delegated_tokens">): number {
+  return state.usage.input_tokens + state.usage.output_tokens + state.delegated_tokens;
 }
 
 export function budgetExhausted(state: SessionState): boolean {
   const max = state.budget.max_total_tokens;
-  return max !== null && totalTokens(state) >= max;
+  return max !== null && chargedTokens(state) >= max;
 }
 
 /**

@@ -52,6 +52,8 @@ describe("verification matrix (aos P7)", () => {
         ...uiTools.map((tool) => tool.name),
         "spawn_session",
         ...SPAWN_ALIASES,
+        "sessions_send",
+        "subagents",
         "wait_for_sessions",
         ...outcomeTools.map((tool) => tool.name),
         ...agentCodeTools.map((tool) => tool.name),

@@ -69,8 +69,10 @@ export {
 } from "./builtins/state";
 export {
   ReportResultInput,
+  SessionsSendInput,
   SPAWN_ALIASES,
   SpawnSessionInput,
+  SubagentsInput,
   subSessionTools,
 } from "./builtins/sub-sessions";
 export {

@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { carveChildBudget, spawnRefusal } from "./sub-session-limits";
 
 const limits = { maxDepth: 3, maxChildren: 10 };
-const parent = (max: number | null, used: number) => ({
+const parent = (max: number | null, used: number, delegated = 0) => ({
   budget: { max_total_tokens: max },
   usage: { input_tokens: used, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  delegated_tokens: delegated,
 });
 
 describe("spawnRefusal", () => {
@@ -42,8 +43,19 @@ describe("carveChildBudget", () => {
     });
   });
 
-  it("never gives more than the parent has left", () => {
+  it("gives half of what a limited parent has left by default, so the parent keeps the rest", () => {
     expect(carveChildBudget({ parent: parent(1000, 400), agentLimit: null })).toEqual({
+      ok: true,
+      budget: { max_total_tokens: 300 },
+    });
+    expect(carveChildBudget({ parent: parent(1000, 401), agentLimit: 100 })).toEqual({
+      ok: true,
+      budget: { max_total_tokens: 100 },
+    });
+  });
+
+  it("never gives more than the parent has left, counting what it gave other children", () => {
+    expect(carveChildBudget({ parent: parent(1000, 400), requested: 600, agentLimit: null })).toEqual({
       ok: true,
       budget: { max_total_tokens: 600 },
     });
@@ -51,11 +63,18 @@ describe("carveChildBudget", () => {
       ok: true,
       budget: { max_total_tokens: 100 },
     });
+    const given = carveChildBudget({ parent: parent(1000, 400, 500), requested: 101, agentLimit: null });
+    expect(given).toEqual({ ok: false, message: expect.stringContaining("at most 100") });
+    expect(carveChildBudget({ parent: parent(1000, 400, 500), agentLimit: null })).toEqual({
+      ok: true,
+      budget: { max_total_tokens: 50 },
+    });
   });
 
   it("refuses a request over what is left, and a parent with nothing left", () => {
     const over = carveChildBudget({ parent: parent(1000, 400), requested: 601, agentLimit: null });
     expect(over).toEqual({ ok: false, message: expect.stringContaining("at most 600") });
     expect(carveChildBudget({ parent: parent(1000, 1000), agentLimit: null }).ok).toBe(false);
+    expect(carveChildBudget({ parent: parent(1000, 200, 800), agentLimit: null }).ok).toBe(false);
   });
 });

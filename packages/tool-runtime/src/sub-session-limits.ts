@@ -37,19 +37,24 @@ export function spawnRefusal(
 export type CarvedBudget = { ok: true; budget: Budget } | { ok: false; message: string };
 
 /**
- * A child's token budget, carved from its parent's: never more than the parent has left, so a tool call
- * cannot hand out tokens its session does not have. `requested` (the tool's `token_limit`) and the
- * child agent's own limit (`agentLimit`) can only lower it; null means no limit at all.
+ * A child's token budget, carved from its parent's: never more than the parent has left (its budget
+ * less its own usage and what it already gave sub-sessions, `delegated_tokens`), so a tool call cannot
+ * hand out tokens its session does not have. The carved budget is then held back from the parent until
+ * the child finishes and its spending is charged instead (the reducer folds both). Without `requested`
+ * (the tool's `token_limit`) a limited parent gives half of what it has left, so it keeps room to wait
+ * for the child and use its result; `requested` and the child agent's own limit (`agentLimit`) can only
+ * lower the budget. Null means no limit at all (an unlimited parent, and no other limit).
  */
 export function carveChildBudget(input: {
-  parent: { budget: Budget; usage: TokenUsage };
+  parent: { budget: Budget; usage: TokenUsage; delegated_tokens: number };
   requested?: number | undefined;
   agentLimit: number | null;
 }): CarvedBudget {
   const { parent, requested } = input;
   const max = parent.budget.max_total_tokens;
-  const left = max === null ? null : max - parent.usage.input_tokens - parent.usage.output_tokens;
-  if (left !== null && left <= 0) {
+  const spent = parent.usage.input_tokens + parent.usage.output_tokens + parent.delegated_tokens;
+  const left = max === null ? null : max - spent;
+  if (left !== null && left <= 1) {
     return { ok: false, message: "this session has no tokens left to give a sub-session" };
   }
   if (requested !== undefined && left !== null && requested > left) {
@@ -58,6 +63,7 @@ export function carveChildBudget(input: {
       message: `token_limit ${requested} is more than this session has left (${left}); ask for at most ${left}`,
     };
   }
-  const limits = [requested, left, input.agentLimit].filter((limit) => typeof limit === "number");
+  const share = left === null ? null : (requested ?? Math.floor(left / 2));
+  const limits = [requested, share, input.agentLimit].filter((limit) => typeof limit === "number");
   return { ok: true, budget: { max_total_tokens: limits.length === 0 ? null : Math.min(...limits) } };
 }

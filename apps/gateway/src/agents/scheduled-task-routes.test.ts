@@ -32,11 +32,18 @@ describe("/v1/agents/{id}/scheduled_tasks", () => {
         cron: "0 9 * * MON",
         timezone: "Europe/Paris",
         token_limit: 2_000,
+        model: "anthropic/claude-haiku-test",
       },
     });
     expect(created.status).toBe(200);
     const task = ScheduledTask.parse(created.body);
-    expect(task).toMatchObject({ type: "cron", timezone: "Europe/Paris", enabled: true, token_limit: 2_000 });
+    expect(task).toMatchObject({
+      type: "cron",
+      timezone: "Europe/Paris",
+      enabled: true,
+      token_limit: 2_000,
+      model: "claude-haiku-test",
+    });
     expect(new Date(task.next_run ?? 0).getTime()).toBeGreaterThan(Date.now());
 
     const path = `${tasksPath()}/${task.id}`;
@@ -64,6 +71,9 @@ describe("/v1/agents/{id}/scheduled_tasks", () => {
       [{ at: "2001-01-01T00:00:00Z" }, /in the past/],
       [{ at: "2099-01-01T00:00:00Z", cron: "0 9 * * *" }, /exactly one of/],
       [{}, /exactly one of/],
+      // The agent talks to anthropic: another provider's model, or one not of its family, is refused.
+      [{ cron: "0 9 * * *", model: "openai/gpt-4.1-mini" }, /this agent talks to anthropic/],
+      [{ cron: "0 9 * * *", model: "gpt-4.1-mini" }, /not a model of anthropic/],
     ];
     for (const [schedule, message] of cases) {
       const response = await gw.request("POST", tasksPath(), {

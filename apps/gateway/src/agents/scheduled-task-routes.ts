@@ -8,7 +8,7 @@ import {
   scheduledTaskView,
   setScheduledTaskEnabled,
 } from "@wakeloop/db";
-import { parseSchedule } from "@wakeloop/session-core";
+import { chosenModel, parseSchedule } from "@wakeloop/session-core";
 import type { RouteDeps } from "../gateway-deps";
 import { notFound } from "../http/api-error";
 import { defineRoute, type Route } from "../http/route";
@@ -76,6 +76,7 @@ export function scheduledTaskRoutes({ db, clock, config }: RouteDeps): Route[] {
           prompt: body.task,
           spec,
           maxTotalTokens: body.token_limit ?? null,
+          model: chosenModel(agent.model, body.model),
           now,
           maxPerAgent: config.quotas.scheduledTasksPerAgent,
         });

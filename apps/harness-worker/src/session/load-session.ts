@@ -10,11 +10,16 @@ export interface SessionSpecs {
   environment: { id: string; spec: EnvironmentSpec } | null;
 }
 
-/** The pinned agent version and the environment the lease returned, read through their schemas. */
+/**
+ * The pinned agent version and the environment the lease returned, read through their schemas. A
+ * session with its own model (`sessions.model`, same provider) runs it in place of the agent's, for
+ * every request of the wake: the model call, its span and `llm_generate`'s default.
+ */
 export function sessionSpecs(lease: AcquiredLease): SessionSpecs {
   const { session } = lease;
+  const agent = readJson(AgentSpec, lease.agentSpec, `agent ${session.agent_id} v${session.agent_version}`);
   return {
-    agent: readJson(AgentSpec, lease.agentSpec, `agent ${session.agent_id} v${session.agent_version}`),
+    agent: session.model === null ? agent : { ...agent, model: { ...agent.model, id: session.model } },
     environment:
       session.environment_id === null
         ? null

@@ -88,6 +88,7 @@ async function runInline(ctx: ToolContext, call: RunnableCall): Promise<ToolOutc
       { name: call.tool.name, input: call.input },
       {
         now: new Date(),
+        agentModel: view.agent.model,
         maxTasksPerAgent: ctx.settings.maxScheduledTasksPerAgent,
         maxRemindersPerSession: ctx.settings.maxRemindersPerSession,
       },

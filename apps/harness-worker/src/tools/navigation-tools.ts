@@ -8,6 +8,7 @@ import {
   SessionListChildrenInput,
   SessionListInput,
   SessionRefInput,
+  type SetupFingerprint,
 } from "@wakeloop/tool-runtime";
 import { clip, currentFingerprint, PREVIEW_CHARS, summary, withTarget } from "./navigation-target";
 import { outcomePosture } from "./outcome-tools";
@@ -65,30 +66,97 @@ export async function runNavigationTool(
 
 async function sessionList(ctx: ToolContext, args: SessionListInput): Promise<ToolOutcome> {
   const { view } = ctx;
-  const page = await listAgentSessions(ctx.db, {
+  const query = {
     tenantId: view.tenantId,
     agentId: view.agentId,
-    limit: args.limit,
     ...(args.status !== undefined && { status: args.status }),
-    ...(args.has_outcome !== undefined && { hasOutcome: args.has_outcome }),
     ...(args.active_minutes !== undefined && { activeMinutes: args.active_minutes }),
-    ...(args.after_id !== undefined && { afterId: args.after_id }),
     ...(args.lineage !== undefined && {
       near: { sessionId: view.sessionId, parentSessionId: view.parentSessionId, lineage: args.lineage },
     }),
-  });
-  return jsonOutcome({ sessions: await summaries(ctx, page.sessions), next_after_id: page.nextAfterId });
+  };
+  const hasOutcome = args.has_outcome ?? postureNeedsOutcome(args);
+  if (!postureFiltered(args)) {
+    const page = await listAgentSessions(ctx.db, {
+      ...query,
+      limit: args.limit,
+      ...(hasOutcome !== undefined && { hasOutcome }),
+      ...(args.after_id !== undefined && { afterId: args.after_id }),
+    });
+    return jsonOutcome({ sessions: await summaries(ctx, page.sessions), next_after_id: page.nextAfterId });
+  }
+  // The evaluator posture is the pure trend over each session's graded attempts, so a page filtered on
+  // it reads through at most POSTURE_SCAN sessions for its matches and says where it stopped.
+  const current = currentFingerprint(ctx);
+  const sessions = [];
+  let after = args.after_id;
+  let scanned = 0;
+  let more = true;
+  while (more && sessions.length < args.limit && scanned < POSTURE_SCAN) {
+    const page = await listAgentSessions(ctx.db, {
+      ...query,
+      limit: Math.min(50, POSTURE_SCAN - scanned),
+      ...(hasOutcome !== undefined && { hasOutcome }),
+      ...(after !== undefined && { afterId: after }),
+    });
+    more = page.nextAfterId !== null;
+    for (const [index, target] of page.sessions.entries()) {
+      scanned += 1;
+      after = target.session.id;
+      const entry = await listed(ctx, target, current);
+      if (postureMatches(args, entry)) sessions.push(entry);
+      if (sessions.length === args.limit) {
+        more ||= index < page.sessions.length - 1;
+        break;
+      }
+    }
+  }
+  return jsonOutcome({ sessions, next_after_id: more ? (after ?? null) : null });
+}
+
+/** How many sessions a page filtered on evaluator posture reads through at most. */
+const POSTURE_SCAN = 200;
+
+type PostureFilter = Pick<SessionListInput, "outcome_status" | "outcome_trend" | "promotion_ready">;
+
+function postureFiltered(args: PostureFilter): boolean {
+  return (
+    args.outcome_trend !== undefined ||
+    args.promotion_ready !== undefined ||
+    args.outcome_status !== undefined
+  );
+}
+
+/** A trend, readiness or graded status exists only for sessions with an outcome; `no_outcome` only without. */
+function postureNeedsOutcome(args: PostureFilter): boolean | undefined {
+  if (args.outcome_status === "no_outcome") return false;
+  if (args.outcome_trend !== undefined || args.promotion_ready === true) return true;
+  return args.outcome_status === undefined ? undefined : true;
+}
+
+function postureMatches(
+  args: PostureFilter,
+  posture: { outcome_status: string; outcome_trend: string | null; promotion_ready: boolean },
+): boolean {
+  return (
+    (args.outcome_status === undefined || posture.outcome_status === args.outcome_status) &&
+    (args.outcome_trend === undefined || posture.outcome_trend === args.outcome_trend) &&
+    (args.promotion_ready === undefined || posture.promotion_ready === args.promotion_ready)
+  );
 }
 
 /** Page summaries with each session's evaluator posture, read only for sessions that have an outcome. */
 async function summaries(ctx: ToolContext, targets: NavigatedSession[]) {
   const current = currentFingerprint(ctx);
-  const listed = [];
-  for (const target of targets) {
-    const { outcome: _, ...posture } = await outcomeSummary(ctx, target);
-    listed.push({ ...summary(ctx, target, current), ...posture });
-  }
-  return listed;
+  const entries = [];
+  for (const target of targets) entries.push(await listed(ctx, target, current));
+  return entries;
+}
+
+/** One session as the list tools show it: its summary and its evaluator posture. */
+async function listed(ctx: ToolContext, target: NavigatedSession, current: SetupFingerprint) {
+  const { outcome: _, ...posture } = await outcomeSummary(ctx, target);
+  return { ...summary(ctx, target, current), ...posture };
 }
 
 /** The openboa evaluator posture of a navigated session, lifted to the top level. */

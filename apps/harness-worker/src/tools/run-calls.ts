@@ -137,11 +137,23 @@ export function resumeStep(
 
 /**
  * The session state once `results` commit, as far as the budget goes: model tokens a tool spent
- * (llm_generate) count before the next request is decided, not one request later.
+ * (llm_generate) and budgets carved for sub-sessions (spawn_session) count before the next request is
+ * decided, not one request later.
  */
-export function withToolUsage<S extends { usage: TokenUsage }>(state: S, results: CallResults): S {
+export function withToolUsage<S extends { usage: TokenUsage; delegated_tokens: number }>(
+  state: S,
+  results: CallResults,
+): S {
   const recorded = results.events.filter((event) => event.type === "session.usage").at(-1);
-  return recorded?.type === "session.usage" ? { ...state, usage: recorded.usage } : state;
+  const held = results.events.reduce(
+    (sum, event) => (event.type === "session.child_created" ? sum + (event.token_budget ?? 0) : sum),
+    0,
+  );
+  return {
+    ...state,
+    ...(recorded?.type === "session.usage" && { usage: recorded.usage }),
+    delegated_tokens: state.delegated_tokens + held,
+  };
 }
 
 function settledStatus(outcome: ToolOutcome): ToolCallUpdate["status"] {

@@ -1,13 +1,17 @@
 import { context, propagation } from "@opentelemetry/api";
-import { WakeloopError } from "@wakeloop/contracts";
-import { spawnChildSession, type TraceHeaders } from "@wakeloop/db";
+import { textContent, WakeloopError } from "@wakeloop/contracts";
+import { appendToChild, type NewEvent, spawnChildSession, type TraceHeaders } from "@wakeloop/db";
+import { chosenModel } from "@wakeloop/session-core";
 import {
   carveChildBudget,
   ReportResultInput,
+  SessionsSendInput,
   SPAWN_ALIASES,
   SpawnSessionInput,
+  SubagentsInput,
   spawnRefusal,
 } from "@wakeloop/tool-runtime";
+import { runNavigationTool } from "./navigation-tools";
 import type { RunnableCall, ToolContext } from "./tool-context";
 import { errorOutcome, jsonOutcome, type ToolOutcome } from "./tool-outcome";
 
@@ -31,9 +35,14 @@ export async function runSubSessionTool(
     ReportResultInput.parse(input);
     return jsonOutcome({ reported: true });
   }
-  if (!SPAWNS.has(name)) return null;
   try {
-    return await spawn(ctx, SpawnSessionInput.parse(input));
+    if (SPAWNS.has(name)) return await spawn(ctx, SpawnSessionInput.parse(input));
+    if (name === "sessions_send") {
+      const { session_id, message } = SessionsSendInput.parse(input);
+      return await send(ctx, session_id, message);
+    }
+    if (name === "subagents") return await subagents(ctx, SubagentsInput.parse(input));
+    return null;
   } catch (error) {
     if (error instanceof WakeloopError && CORRECTABLE.has(error.code)) return errorOutcome(error.message);
     throw error;
@@ -61,18 +70,63 @@ async function spawn(ctx: ToolContext, input: SpawnSessionInput): Promise<ToolOu
     title: input.title ?? null,
     // The child's trace links to the wake that spawned it (its first message carries the trace context).
     metadata: { parent_session_id: view.sessionId, parent_wake_id: ctx.writer.wakeId },
-    budget: (agentLimit) => {
-      const carved = carveChildBudget({ parent: view.state, requested: input.token_limit, agentLimit });
-      if (carved.ok) return carved.budget;
-      throw new WakeloopError("invalid_request", carved.message);
+    terms: ({ agentLimit, agentModel, delegatedTokens }) => {
+      const carved = carveChildBudget({
+        parent: {
+          ...view.state,
+          usage: ctx.stepUsage ?? view.state.usage,
+          delegated_tokens: delegatedTokens,
+        },
+        requested: input.token_limit,
+        agentLimit,
+      });
+      if (!carved.ok) throw new WakeloopError("invalid_request", carved.message);
+      return { budget: carved.budget, model: chosenModel(agentModel, input.model) };
     },
     maxChildren: settings.maxChildrenPerSession,
     traceHeaders: currentTraceHeaders(),
   });
   return {
     ...jsonOutcome({ id: child.id }),
-    events: [{ type: "session.child_created", child_session_id: child.id }],
+    events: [
+      {
+        type: "session.child_created",
+        child_session_id: child.id,
+        token_budget: child.state.budget.max_total_tokens ?? 0,
+      },
+    ],
   };
+}
+
+/** A message into a sub-session that has not finished; it wakes it like any user message. */
+async function send(ctx: ToolContext, sessionId: string, message: string): Promise<ToolOutcome> {
+  const event = await toChild(ctx, sessionId, { type: "user.message", content: textContent(message) });
+  return jsonOutcome({ session_id: sessionId, event_id: event.id });
+}
+
+/**
+ * OpenClaw's `subagents`: `list` is `session_list_children` of this session, `steer` is `sessions_send`,
+ * and `kill` archives the sub-session (the orchestrator then tells this session it ended, as archived,
+ * and archives its own sub-sessions).
+ */
+async function subagents(ctx: ToolContext, input: SubagentsInput): Promise<ToolOutcome | null> {
+  if (input.action === "list") return runNavigationTool(ctx, "session_list_children", {});
+  if (input.session_id === undefined) return errorOutcome(`${input.action} needs session_id`);
+  if (input.action === "steer") {
+    if (input.message === undefined) return errorOutcome("steer needs message");
+    return send(ctx, input.session_id, input.message);
+  }
+  await toChild(ctx, input.session_id, { type: "session.status_terminated", reason: "archived" });
+  return jsonOutcome({ session_id: input.session_id, killed: true });
+}
+
+function toChild(ctx: ToolContext, childSessionId: string, event: NewEvent) {
+  const { view } = ctx;
+  return appendToChild(
+    ctx.db,
+    { tenantId: view.tenantId, parentSessionId: view.sessionId, childSessionId },
+    event,
+  );
 }
 
 /**

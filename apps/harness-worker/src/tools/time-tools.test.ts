@@ -28,7 +28,12 @@ async function call(name: string, input: Record<string, unknown>): Promise<ToolO
     testDb.appDb,
     scope,
     { name, input },
-    { now: NOW, maxTasksPerAgent: 2, maxRemindersPerSession: 1 },
+    {
+      now: NOW,
+      agentModel: { provider: "anthropic", id: "claude-sonnet-4-5" },
+      maxTasksPerAgent: 2,
+      maxRemindersPerSession: 1,
+    },
   );
 }
 
@@ -66,6 +71,16 @@ describe("time tools", () => {
         /unknown time zone/,
       ],
       ["create_scheduled_task", { name: "n", task: "t" }, /exactly one of/],
+      [
+        "create_scheduled_task",
+        { name: "n", task: "t", cron: "0 9 * * *", model: "gpt-4.1-mini" },
+        /not a model of anthropic/,
+      ],
+      [
+        "create_scheduled_task",
+        { name: "n", task: "t", cron: "0 9 * * *", model: "openai/gpt-4.1-mini" },
+        /this agent talks to anthropic/,
+      ],
     ];
     for (const [name, input, message] of cases) {
       const outcome = await call(name, input);
@@ -88,9 +103,13 @@ describe("time tools", () => {
       next_run: "2026-03-11T08:00:00.000Z",
     });
     const id = idOf(created);
-    expect(
-      (await call("create_scheduled_task", { name: "once", task: "x", at: "2026-04-01T00:00:00Z" }))?.isError,
-    ).toBe(false);
+    const once = await call("create_scheduled_task", {
+      name: "once",
+      task: "x",
+      at: "2026-04-01T00:00:00Z",
+      model: "claude-haiku-4-5",
+    });
+    expect(once?.isError).toBe(false);
     const over = await call("create_scheduled_task", {
       name: "third",
       task: "x",
@@ -108,6 +127,7 @@ describe("time tools", () => {
     expect(all.tasks).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ id, type: "cron", enabled: false, created_by_session_id: scope.sessionId }),
+        expect.objectContaining({ id: idOf(once), type: "once", model: "claude-haiku-4-5" }),
       ]),
     );
     expect((await call("enable_scheduled_task", { id }))?.result).toEqual({ id, enabled: true });

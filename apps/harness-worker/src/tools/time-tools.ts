@@ -1,4 +1,4 @@
-import { WakeloopError } from "@wakeloop/contracts";
+import { type ModelConfig, WakeloopError } from "@wakeloop/contracts";
 import {
   cancelReminder,
   cancelScheduledTask,
@@ -9,7 +9,7 @@ import {
   scheduledTaskView,
   setScheduledTaskEnabled,
 } from "@wakeloop/db";
-import { parseOneShot, parseSchedule } from "@wakeloop/session-core";
+import { chosenModel, parseOneShot, parseSchedule } from "@wakeloop/session-core";
 import {
   CancelReminderInput,
   CreateScheduledTaskInput,
@@ -22,6 +22,8 @@ import { errorOutcome, jsonOutcome, type ToolOutcome } from "./tool-outcome";
 
 export interface TimeToolLimits {
   now: Date;
+  /** The agent's model: a task's `model` must be one its provider serves. */
+  agentModel: Pick<ModelConfig, "provider" | "id">;
   maxTasksPerAgent: number;
   maxRemindersPerSession: number;
 }
@@ -60,7 +62,7 @@ async function runTimeToolOrThrow(
   db: Kysely<Database>,
   scope: TimeToolScope,
   { name, input }: { name: string; input: Record<string, unknown> },
-  { now, maxTasksPerAgent, maxRemindersPerSession }: TimeToolLimits,
+  { now, agentModel, maxTasksPerAgent, maxRemindersPerSession }: TimeToolLimits,
 ): Promise<ToolOutcome | null> {
   const agent = { tenantId: scope.tenantId, agentId: scope.agentId };
   switch (name) {
@@ -88,6 +90,7 @@ async function runTimeToolOrThrow(
         prompt: body.task,
         spec: parseSchedule(body, now),
         maxTotalTokens: body.token_limit ?? null,
+        model: chosenModel(agentModel, body.model),
         now,
         maxPerAgent: maxTasksPerAgent,
       });

@@ -1,4 +1,5 @@
 import type { Tracer } from "@opentelemetry/api";
+import type { TokenUsage } from "@wakeloop/contracts";
 import type { AgentSqlPool, Database } from "@wakeloop/db";
 import type { MemoryClient } from "@wakeloop/memory-client";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
@@ -16,6 +17,12 @@ export interface ToolContext {
   db: Kysely<Database>;
   /** True when the calls' effects commit with their results, so no call can have an unknown outcome. */
   inCommit?: boolean;
+  /**
+   * With `inCommit`: the session's usage counting the step's model response, which commits with the
+   * calls' results (so `view.state.usage` lacks it while they run). A spawn carves from what is left
+   * after it.
+   */
+  stepUsage?: TokenUsage;
   sandbox: SandboxClient | null;
   memory: MemoryClient | null;
   web: WebAccess;

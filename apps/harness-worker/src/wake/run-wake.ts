@@ -337,8 +337,10 @@ class Wake {
 
     let end: StepEnd | null = null;
     const committed = await this.writer.writeWith(async (db) => {
-      const results = await executeCalls({ ...this.tools, db, inCommit: true }, plan);
-      end = this.interrupted() ? null : this.endOfStep(plan, response, { ...this.view.state, usage });
+      const results = await executeCalls({ ...this.tools, db, inCommit: true, stepUsage: usage }, plan);
+      end = this.interrupted()
+        ? null
+        : this.endOfStep(plan, response, withToolUsage({ ...this.view.state, usage }, results));
       return {
         events: [...events, ...results.events, ...(end?.events ?? [])],
         record: settledRecords(plan.planned, results.settle),

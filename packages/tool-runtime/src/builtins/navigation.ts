@@ -26,6 +26,8 @@ const sessionPage = {
 };
 
 export const Lineage = z.enum(["related", "parent", "children", "siblings"]);
+export const OutcomeStatus = z.enum(["no_outcome", "not_ready", "promotion_ready"]);
+export const OutcomeTrendFilter = z.enum(["first_iteration", "improving", "stable", "regressing"]);
 export type Lineage = z.infer<typeof Lineage>;
 
 export const SessionListInput = z.object({
@@ -44,6 +46,16 @@ export const SessionListInput = z.object({
   lineage: Lineage.optional().describe(
     "Stay near the current session: its parent, children, siblings, or all three (related)",
   ),
+  outcome_status: OutcomeStatus.optional().describe(
+    "Only sessions whose evaluator posture is this: no_outcome, not_ready or promotion_ready",
+  ),
+  outcome_trend: OutcomeTrendFilter.optional().describe(
+    "Only sessions whose outcome's graded attempts move this way (first_iteration, improving, stable, regressing)",
+  ),
+  promotion_ready: z
+    .boolean()
+    .optional()
+    .describe("Only sessions whose latest attempt passed without regressing (true), or not (false)"),
   ...sessionPage,
 });
 export type SessionListInput = z.infer<typeof SessionListInput>;

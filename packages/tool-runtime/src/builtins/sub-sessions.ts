@@ -1,6 +1,6 @@
-import { type ToolDefinition, WaitForSessionsInput } from "@wakeloop/contracts";
+import { SessionModel, type ToolDefinition, WaitForSessionsInput } from "@wakeloop/contracts";
 import { z } from "zod";
-import { managedTool } from "./define";
+import { type ManagedToolSpec, managedTool } from "./define";
 
 // Sub-sessions (personal-agent "Sub-Sessions"; openboa `session_delegate`, OpenClaw `sessions_spawn` as
 // aliases of `spawn_session`). A child is a real session; the orchestrator tells the parent when it
@@ -24,6 +24,9 @@ export const SpawnSessionInput = z.object({
     .optional()
     .describe("Max tokens the sub-session may use; at most what this session has left. Default: all of it"),
   title: z.string().max(500).optional().describe("A short title for the sub-session"),
+  model: SessionModel.optional().describe(
+    "Model for the sub-session, one its agent's provider serves (e.g. a cheaper/faster one for a simple task). Default: its agent's model",
+  ),
 });
 export type SpawnSessionInput = z.infer<typeof SpawnSessionInput>;
 
@@ -31,6 +34,22 @@ export const ReportResultInput = z.object({
   result: z.string().max(100_000).describe("The result to send back to the parent session"),
 });
 export type ReportResultInput = z.infer<typeof ReportResultInput>;
+
+export const SessionsSendInput = z.object({
+  session_id: SessionId.describe("A sub-session of this session that has not finished"),
+  message: z.string().min(1).max(100_000).describe("The message: it arrives as a user message and wakes it"),
+});
+export type SessionsSendInput = z.infer<typeof SessionsSendInput>;
+
+export const SubagentsInput = z.object({
+  action: z
+    .enum(["list", "steer", "kill"])
+    .default("list")
+    .describe("list this session's sub-sessions, steer one with a message, or kill (archive) one"),
+  session_id: SessionId.optional().describe("For steer and kill: the sub-session"),
+  message: z.string().min(1).max(100_000).optional().describe("For steer: the message to send"),
+});
+export type SubagentsInput = z.infer<typeof SubagentsInput>;
 
 const SPAWN_DESCRIPTION =
   "Create and start a sub-session that works on `task` independently, with its own history and a token " +
@@ -51,6 +70,17 @@ const spawn = (name: string, description: string): ToolDefinition =>
     parallelism: { parallelSafe: false, resourceKey: "sub_sessions" },
     executor: "inline",
   });
+
+/** What `sessions_send` and `subagents` share: they write to a sub-session, one at a time with spawns. */
+const CHILD_ACTION = {
+  permissionPolicy: "always_allow",
+  effects: ["state"],
+  idempotent: false,
+  interruptBehavior: "block",
+  group: "sessions",
+  parallelism: { parallelSafe: false, resourceKey: "sub_sessions" },
+  executor: "inline",
+} satisfies Omit<ManagedToolSpec, "name" | "description" | "input" | "destructive">;
 
 /** The names other systems give `spawn_session`, with the same input and one implementation. */
 export const SPAWN_ALIASES = ["sessions_spawn", "session_delegate"] as const;
@@ -74,6 +104,25 @@ export const subSessionTools: ToolDefinition[] = [
     pauses: "wait_for_sessions",
     // The session pauses on it (`requires_action`) and the orchestrator answers it when the children finish.
     executor: "client",
+  }),
+  managedTool({
+    name: "sessions_send",
+    description:
+      "Send a message to one of your sub-sessions that has not finished (it is idle after a turn, waiting " +
+      "or still running): it arrives as a user message and wakes it. Returns { session_id, event_id }.",
+    input: SessionsSendInput,
+    ...CHILD_ACTION,
+    destructive: false,
+  }),
+  managedTool({
+    name: "subagents",
+    description:
+      "Your sub-sessions (OpenClaw subagents): action list (the default) shows them as session_list_children " +
+      "does; steer sends one a message as sessions_send does; kill archives one that has not finished, and " +
+      "its parent hears it ended as archived.",
+    input: SubagentsInput,
+    ...CHILD_ACTION,
+    destructive: true,
   }),
   managedTool({
     name: "report_result",
