@@ -10,6 +10,8 @@ export interface PlatformToolSettings {
   /** A search backend is configured, so `web_search` can be offered. */
   webSearch: boolean;
   maxChildrenPerSession: number;
+  /** Sandbox images that carry Chromium: the browser tools are offered on these alone. */
+  browserImages: readonly string[];
 }
 
 /**
@@ -24,6 +26,8 @@ export interface SessionToolInputs {
   /** Sub-sessions it has spawned (`state.child_session_ids`). */
   childCount: number;
   sandboxStatus: SandboxStatusValue | null;
+  /** `environment.config.image`; null for a session without an environment. */
+  sandboxImage: string | null;
   memoryReady: boolean;
 }
 
@@ -49,6 +53,14 @@ export function sessionEffectiveTools(
       maxSubSessionChildren: settings.maxChildrenPerSession,
       isOwner: true,
     },
-    { sandboxStatus: session.sandboxStatus, memoryReady: session.memoryReady, webSearch: settings.webSearch },
+    {
+      sandboxStatus: session.sandboxStatus,
+      memoryReady: session.memoryReady,
+      webSearch: settings.webSearch,
+      sandboxImage:
+        session.sandboxImage === null
+          ? null
+          : { name: session.sandboxImage, browser: settings.browserImages.includes(session.sandboxImage) },
+    },
   );
 }

@@ -37,6 +37,7 @@ export function toolsRoute({ db, bus, config }: RouteDeps): Route {
           depth: session.depth,
           childCount: session.state.child_session_ids.length,
           sandboxStatus: session.state.sandbox_status,
+          sandboxImage: environment?.config.image ?? null,
           memoryReady: await memory.ready(),
         },
         config.tools,
