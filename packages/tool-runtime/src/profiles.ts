@@ -7,6 +7,7 @@ import type { ToolProfile } from "@wakeloop/contracts";
  */
 export const STANDARD_GROUPS = [
   "automation",
+  "browser",
   "custom",
   "database",
   "evaluator",
