@@ -126,6 +126,16 @@ describe("browser tools", () => {
     }
   });
 
+  it("OpenClaw's browser tool runs the action's tool, checked by that tool's schema", async () => {
+    const navigated = await s.run("browser", { action: "navigate", url: `${SITE}/second.html` });
+    expect(navigated.result).toEqual({ url: `${SITE}/second.html`, title: "Second", status: 200 });
+    const evaluated = await s.run("browser", { action: "evaluate", code: "document.title" });
+    expect(JSON.parse(evaluated.text)).toEqual({ result: "Second" });
+    const wrong = await s.run("browser", { action: "navigate", url: `${SITE}/`, selector: "#x" });
+    expect(wrong.result).toMatchObject({ code: "invalid_input" });
+    expect(wrong.text).toContain("browser_navigate");
+  });
+
   it("an interrupt stops a script that never ends, and the page answers again", async () => {
     const back = await s.run("browser_navigate", { url: `${SITE}/` });
     expect(back.is_error, back.text).toBe(false);

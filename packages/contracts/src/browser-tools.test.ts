@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   BrowserEvaluateInput,
   BrowserExtractHtmlInput,
+  BrowserInput,
   BrowserNavigateInput,
   BrowserScreenshotInput,
   BrowserTypeInput,
@@ -45,6 +46,15 @@ describe("browser tool inputs", () => {
     expect(BrowserScreenshotInput.safeParse({ full_page: "yes" }).success).toBe(false);
     expect(BrowserEvaluateInput.safeParse({ code: "" }).success).toBe(false);
     expect(BrowserEvaluateInput.safeParse({ code: "1", timeout: 5 }).success).toBe(false);
+  });
+
+  it("OpenClaw's browser names one action and leaves its arguments to that action's tool", () => {
+    expect(BrowserInput.parse({ action: "click", selector: "#go" })).toEqual({
+      action: "click",
+      selector: "#go",
+    });
+    expect(BrowserInput.safeParse({ action: "scroll" }).success).toBe(false);
+    expect(BrowserInput.safeParse({ selector: "#go" }).success).toBe(false);
   });
 
   it("are sandbox tools, so the runner validates them like every other sandbox call", () => {

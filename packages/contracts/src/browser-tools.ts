@@ -75,6 +75,41 @@ export type BrowserEvaluateInput = z.infer<typeof BrowserEvaluateInput>;
 export const BrowserCloseInput = z.strictObject({});
 export type BrowserCloseInput = z.infer<typeof BrowserCloseInput>;
 
+/** The actions of OpenClaw's single `browser` tool, each one of the tools above. */
+export const BROWSER_ACTIONS = {
+  navigate: "browser_navigate",
+  screenshot: "browser_screenshot",
+  click: "browser_click",
+  type: "browser_type",
+  extract_text: "browser_extract_text",
+  extract_html: "browser_extract_html",
+  evaluate: "browser_evaluate",
+  close: "browser_close",
+} as const;
+export type BrowserAction = keyof typeof BROWSER_ACTIONS;
+
+/**
+ * OpenClaw's `browser`: one tool, the action named, its arguments beside it (one flat object: providers
+ * want an object at the top level). The runner checks the arguments against the action's own tool.
+ */
+export const BrowserInput = z.object({
+  action: z
+    .enum(Object.keys(BROWSER_ACTIONS) as [BrowserAction, ...BrowserAction[]])
+    .describe("What to do; the other fields are that action's arguments (see the browser_* tools)"),
+  url: z.string().optional().describe("navigate: the URL"),
+  wait_until: z.string().optional().describe("navigate: load (default), domcontentloaded or networkidle"),
+  selector: z
+    .string()
+    .optional()
+    .describe("screenshot, click, type, extract_text, extract_html: CSS selector"),
+  full_page: z.boolean().optional().describe("screenshot: the whole scrollable page"),
+  text: z.string().optional().describe("type: the text"),
+  clear_first: z.boolean().optional().describe("type: empty the field first"),
+  outer: z.boolean().optional().describe("extract_html: include the element's own tag"),
+  code: z.string().optional().describe("evaluate: the JavaScript"),
+});
+export type BrowserInput = z.infer<typeof BrowserInput>;
+
 /** Every browser tool and the schema its input must satisfy (a part of `sandboxToolInputs`). */
 export const browserToolInputs = {
   browser_navigate: BrowserNavigateInput,
@@ -85,6 +120,7 @@ export const browserToolInputs = {
   browser_extract_html: BrowserExtractHtmlInput,
   browser_evaluate: BrowserEvaluateInput,
   browser_close: BrowserCloseInput,
+  browser: BrowserInput,
 } as const;
 
 export type BrowserToolName = keyof typeof browserToolInputs;

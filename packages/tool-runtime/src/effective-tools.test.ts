@@ -71,7 +71,7 @@ describe("verification matrix (aos P7)", () => {
 
   it("2. sandbox becomes ready: the sandbox tools appear (provider preference and aliases aside)", () => {
     const set = computeEffectiveTools(policyContext(), browserSandboxReady);
-    for (const name of sandboxToolNames.filter((name) => name !== "apply_patch"))
+    for (const name of sandboxToolNames.filter((name) => name !== "apply_patch" && name !== "browser"))
       expect(names(set)).toContain(name);
     expect(set.excluded).toEqual([
       {
@@ -79,6 +79,13 @@ describe("verification matrix (aos P7)", () => {
         step: "provider_preference",
         rule: "provider_preference:edit",
         reason: "anthropic models edit files with edit; apply_patch is hidden while edit is available",
+      },
+      {
+        tool: "browser",
+        step: "provider_preference",
+        rule: "alias_of:browser_navigate",
+        reason:
+          "browser is another name of browser_navigate; it is hidden while browser_navigate is available",
       },
       {
         tool: "fetch_url",
@@ -97,7 +104,8 @@ describe("verification matrix (aos P7)", () => {
 
   it("2b. a ready sandbox of an image without Chromium: the browser tools are gated, saying why", () => {
     const set = computeEffectiveTools(policyContext(), sandboxReady);
-    const browser = set.excluded.filter((exclusion) => exclusion.tool.startsWith("browser_"));
+    const family = new Set<string>(BrowserToolName.options);
+    const browser = set.excluded.filter((exclusion) => family.has(exclusion.tool));
     expect(browser.map((exclusion) => exclusion.tool).sort()).toEqual([...BrowserToolName.options].sort());
     for (const exclusion of browser) {
       expect(exclusion).toMatchObject({ step: "runtime_gating", rule: "availability:sandbox.browser" });

@@ -1,12 +1,15 @@
 import {
+  BROWSER_ACTIONS,
   type BrowserClickInput,
   type BrowserEvaluateInput,
   type BrowserExtractHtmlInput,
   type BrowserExtractTextInput,
+  type BrowserInput,
   type BrowserNavigateInput,
   type BrowserScreenshotInput,
   type BrowserTypeInput,
   type ImageBlock,
+  type SandboxToolName,
   WakeloopError,
 } from "@wakeloop/contracts";
 import { errors, type Locator, type Page } from "playwright-core";
@@ -132,6 +135,15 @@ export async function browserScreenshotTool(ctx: ToolContext, input: BrowserScre
 export async function browserCloseTool(ctx: ToolContext) {
   const closed = await ctx.browser.close();
   return ok(JSON.stringify({ ok: true, closed }), { ok: true, closed });
+}
+
+/** OpenClaw's `browser`: the action's own tool, on the arguments given beside it (checked by that tool). */
+export function browserActionTool(
+  input: BrowserInput,
+  runTool: (tool: SandboxToolName, input: unknown) => Promise<ToolOutcome>,
+): Promise<ToolOutcome> {
+  const { action, ...args } = input;
+  return runTool(BROWSER_ACTIONS[action], args);
 }
 
 /** The first element the selector matches: the reference's tools act on one element. */

@@ -2,6 +2,7 @@ import { type SandboxToolName, sandboxToolInputs } from "@wakeloop/contracts";
 import { z } from "zod";
 import { AgentCallError } from "../agent-channel";
 import {
+  browserActionTool,
   browserClickTool,
   browserCloseTool,
   browserEvaluateTool,
@@ -73,6 +74,7 @@ const handlers: Handlers = {
   browser_extract_html: browserExtractHtmlTool,
   browser_evaluate: browserEvaluateTool,
   browser_close: browserCloseTool,
+  browser: (ctx, input) => browserActionTool(input, (tool, args) => runTool(ctx, tool, args)),
   sandbox_execute: (ctx, input) => sandboxExecuteTool(ctx, input, (tool, args) => runTool(ctx, tool, args)),
 };
 

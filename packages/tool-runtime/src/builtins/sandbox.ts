@@ -323,6 +323,19 @@ const traits: Record<SandboxToolName, Traits> = {
     interrupt: "cancel",
     resourceKey: "browser",
   },
+  // OpenClaw's name: the same family as one tool with an action, hidden while the browser_* tools are
+  // offered (TOOL_ALIASES), so a policy that allows only `browser` still browses.
+  browser: {
+    description:
+      "Control the session's browser (headless Chromium in the sandbox): action navigate, screenshot, click, " +
+      "type, extract_text, extract_html, evaluate or close, with that action's arguments beside it. Each " +
+      "action does and returns what the browser_<action> tool does.",
+    group: "browser",
+    effects: ["network", "execute", "write"],
+    idempotent: false,
+    interrupt: "cancel",
+    resourceKey: "browser",
+  },
   browser_close: {
     description: "Close the session's browser and free its memory; the next browser call starts a fresh one.",
     group: "browser",
