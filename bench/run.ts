@@ -12,8 +12,9 @@ import { runSessionBench } from "./session-bench";
 import { runSubSessionBench } from "./sub-session-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools]; `--only console`
+// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
+// `browser` (the browser tools in the sandbox image with Chromium, browser-bench.ts) needs that image.
 // `session` is the platform end to end: zero-latency loops and dispatch (session-bench.ts), then the
 // I/O-bound load of issue #9, one worker and two (concurrency-bench.ts). Each figure with a target in
 // the issue is marked met or not.
@@ -32,7 +33,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools",
+        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser",
     },
   },
 });
@@ -214,6 +215,16 @@ if (only.has("console")) {
     `${console_.bundleBytes.script} / ${console_.bundleBytes.scriptBrotli}`,
     "reported",
   );
+}
+
+if (only.has("browser")) {
+  const { runBrowserBench } = await import("../apps/sandbox-runner/bench/browser-bench");
+  const browser = await runBrowserBench(values.quick ? { coldRuns: 3, warmRuns: 20 } : {});
+  results.browser = browser;
+  latency("browser: cold start, first navigate in a fresh sandbox (ms)", browser.cold_first_navigate_ms);
+  latency("browser: warm navigate (ms)", browser.warm_navigate_ms);
+  latency("browser: warm extract_text (ms)", browser.warm_extract_text_ms);
+  latency("browser: warm viewport screenshot (ms)", browser.warm_screenshot_ms);
 }
 
 if (only.has("web")) {

@@ -1,14 +1,35 @@
 #!/usr/bin/env bash
-# Builds the sandbox image `wakeloop-sandbox:bookworm` from a debootstrap minbase rootfs: no registry
-# pull, only the Debian mirror this machine's apt already uses. Rebuilds when this recipe changes (the
-# image carries the recipe's hash as the label wakeloop.image.version). Takes about a minute.
+# Builds a sandbox image from a debootstrap minbase rootfs: no registry pull, only the Debian mirror
+# this machine's apt already uses. Rebuilds when this recipe or the variant changes (the image carries
+# their hash as the label wakeloop.image.version). Variants:
+#   base     `wakeloop-sandbox:bookworm` (the default): shell, git, ripgrep, python3, node. About a minute.
+#   browser  `wakeloop-sandbox-browser:bookworm`: the base plus Debian's chromium and fonts, for the
+#            browser_* tools (docs/browser-tools.md). A few minutes.
+#   usage: bash infra/sandbox-image.sh [base|browser]
 set -euo pipefail
 
-image=${WL_SANDBOX_IMAGE:-wakeloop-sandbox:bookworm}
+variant=${1:-base}
 suite=bookworm
 packages=bash,coreutils,findutils,grep,sed,diffutils,git,ripgrep,python3,nodejs,procps
+case "$variant" in
+  base)
+    image=${WL_SANDBOX_IMAGE:-wakeloop-sandbox:bookworm}
+    extra_packages=()
+    ;;
+  browser)
+    image=${WL_SANDBOX_BROWSER_IMAGE:-wakeloop-sandbox-browser:bookworm}
+    # Installed by apt in the new root (not debootstrap's --include, whose resolver cannot pick among
+    # chromium's alternative and virtual dependencies); no recommends, so no desktop pulled in.
+    extra_packages=(chromium fonts-liberation fonts-dejavu-core)
+    ;;
+  *)
+    echo "sandbox-image: unknown variant '$variant' (base or browser)" >&2
+    exit 2
+    ;;
+esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-version=$(sha256sum "$here/sandbox-image.sh" | cut -c1-16)
+version=$({ cat "$here/sandbox-image.sh"; echo "$variant"; } | sha256sum | cut -c1-16)
+log=/tmp/wakeloop-debootstrap-$variant.log
 
 if ! docker info >/dev/null 2>&1; then
   echo "sandbox-image: Docker is not answering; start it first with: bash infra/docker-engine.sh" >&2
@@ -58,11 +79,30 @@ rootfs=$(mktemp -d /tmp/wakeloop-sandbox-rootfs.XXXXXX)
 trap 'rm -rf "$rootfs"' EXIT
 
 echo "sandbox-image: debootstrap $suite from $mirror"
-debootstrap --variant=minbase --include="$packages" "$suite" "$rootfs" "$mirror" >/tmp/wakeloop-debootstrap.log 2>&1 || {
-  echo "sandbox-image: debootstrap failed; see /tmp/wakeloop-debootstrap.log" >&2
-  tail -n 20 /tmp/wakeloop-debootstrap.log >&2
+debootstrap --variant=minbase --include="$packages" "$suite" "$rootfs" "$mirror" >"$log" 2>&1 || {
+  echo "sandbox-image: debootstrap failed; see $log" >&2
+  tail -n 20 "$log" >&2
   exit 1
 }
+
+if [ "${#extra_packages[@]}" -gt 0 ]; then
+  echo "sandbox-image: apt-get install ${extra_packages[*]}"
+  echo "deb $mirror $suite main" >"$rootfs/etc/apt/sources.list"
+  cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
+  mount -t proc proc "$rootfs/proc"
+  trap 'umount "$rootfs/proc" 2>/dev/null || true; rm -rf "$rootfs"' EXIT
+  {
+    chroot "$rootfs" apt-get update -q &&
+      DEBIAN_FRONTEND=noninteractive chroot "$rootfs" apt-get install -y -q --no-install-recommends \
+        "${extra_packages[@]}"
+  } >>"$log" 2>&1 || {
+    echo "sandbox-image: apt-get install in the new root failed; see $log" >&2
+    tail -n 20 "$log" >&2
+    exit 1
+  }
+  umount "$rootfs/proc"
+  : >"$rootfs/etc/resolv.conf"
+fi
 
 chroot "$rootfs" groupadd --gid 1000 sandbox
 chroot "$rootfs" useradd --uid 1000 --gid 1000 --create-home --shell /bin/bash sandbox

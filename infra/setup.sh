@@ -30,6 +30,9 @@ bash infra/docker-engine.sh
 step "sandbox base image"
 bash infra/sandbox-image.sh
 
+step "sandbox browser image (Chromium, for the browser_* tools)"
+bash infra/sandbox-image.sh browser
+
 step "NATS test image (testcontainers)"
 bash infra/nats-image.sh
 

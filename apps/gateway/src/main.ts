@@ -34,6 +34,7 @@ await runService({
           maxSubSessionDepth: config.MAX_SUBSESSION_DEPTH,
           webSearch: config.WEB_SEARCH_URL !== undefined,
           maxChildrenPerSession: config.MAX_CHILDREN_PER_SESSION,
+          browserImages: config.SANDBOX_BROWSER_IMAGES,
         },
         models: {
           egress: { allowedHosts: config.EGRESS_ALLOWED_HOSTS },

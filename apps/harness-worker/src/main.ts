@@ -95,6 +95,7 @@ await runService({
         maxScheduledTasksPerAgent: config.MAX_SCHEDULED_TASKS_PER_AGENT,
         maxRemindersPerSession: config.MAX_REMINDERS_PER_SESSION,
         webSearch: config.WEB_SEARCH_URL !== undefined,
+        browserImages: config.SANDBOX_BROWSER_IMAGES,
         agentSql: {
           statementTimeoutMs: config.AGENT_SQL_STATEMENT_TIMEOUT_MS,
           maxRows: config.AGENT_SQL_MAX_ROWS,

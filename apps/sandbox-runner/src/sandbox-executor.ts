@@ -7,6 +7,7 @@ import {
 } from "@wakeloop/contracts";
 import { checkExec } from "@wakeloop/sandbox-client";
 import type { AgentChannel } from "./agent-channel";
+import type { SandboxBrowsers } from "./browser/sandbox-browsers";
 import type { CallJournal } from "./call-journal";
 import type { ApprovalCheck } from "./committed-allow";
 import { SUBSTRATE_MOUNT, WORKSPACE } from "./container-spec";
@@ -25,6 +26,8 @@ export type SandboxExecutorDeps = {
   log: RunnerLog;
   /** Brings a stopped or broken sandbox back (the manager's `ensure`, under the session's lock). */
   ensure: (request: SandboxEnsureRequest) => Promise<unknown>;
+  /** The sessions' browsers, for the browser tools. */
+  browsers: SandboxBrowsers;
 };
 
 type Approval = { command: string; reason: string };
@@ -34,6 +37,9 @@ type Approval = { command: string; reason: string };
  * or ask unless Postgres holds the allow), on the agent channel of a sandbox revived if it must be.
  */
 export class SandboxExecutor {
+  /** Calls running now, by session and call id: `cancel` aborts the ones that run in the runner. */
+  private readonly running = new Map<string, AbortController>();
+
   constructor(private readonly deps: SandboxExecutorDeps) {}
 
   async execute(raw: unknown): Promise<SandboxExecuteResponse> {
@@ -54,12 +60,26 @@ export class SandboxExecutor {
             return null;
           }
         }
-        const outcome = await runTool(
-          { channel, environment, callId: request.tool_call_id, mounts: mounts(sandbox.binding) },
-          request.tool,
-          request.input,
-        );
-        return completed(request.tool_call_id, outcome);
+        const key = runningKey(request.session_id, request.tool_call_id);
+        const abort = new AbortController();
+        this.running.set(key, abort);
+        try {
+          const outcome = await runTool(
+            {
+              channel,
+              browser: this.deps.browsers.of(request.session_id, () => sandbox.container?.id ?? null),
+              signal: abort.signal,
+              environment,
+              callId: request.tool_call_id,
+              mounts: mounts(sandbox.binding),
+            },
+            request.tool,
+            request.input,
+          );
+          return completed(request.tool_call_id, outcome);
+        } finally {
+          this.running.delete(key);
+        }
       });
       if (result !== null) return result;
       const pending = approval as Approval | null;
@@ -80,10 +100,12 @@ export class SandboxExecutor {
     const sandbox = this.deps.registry.get(sessionId);
     if (!sandbox) return false;
     this.deps.registry.assertOwner(sandbox.binding, tenantId);
+    const running = this.running.get(runningKey(sessionId, toolCallId));
+    running?.abort();
     const channel = sandbox.container?.channel;
     if (!channel || channel.closed) return false;
     const { cancelled } = await channel.call("call.cancel", { callId: toolCallId });
-    return cancelled;
+    return cancelled || running !== undefined;
   }
 
   /** The channel of a sandbox that must answer now: a stopped or broken one is revived first. */
@@ -129,12 +151,16 @@ function mounts(binding: Binding): ToolContext["mounts"] {
   return mounts;
 }
 
+function runningKey(sessionId: string, toolCallId: string): string {
+  return `${sessionId}/${toolCallId}`;
+}
+
 function completed(toolCallId: string, outcome: ToolOutcome): SandboxExecuteCompleted {
   return {
     outcome: "completed",
     tool_call_id: toolCallId,
     is_error: outcome.isError,
-    content: [{ type: "text", text: outcome.text }],
+    content: [{ type: "text", text: outcome.text }, ...(outcome.images ?? [])],
     result: outcome.details,
     replayed: false,
   };

@@ -11,6 +11,7 @@ import {
 import { assertSandboxLimits, type SandboxLimits } from "@wakeloop/service-kit";
 import type Docker from "dockerode";
 import { agentProgram } from "./agent-program";
+import { SandboxBrowsers } from "./browser/sandbox-browsers";
 import { CallJournal } from "./call-journal";
 import type { ApprovalCheck } from "./committed-allow";
 import { KeyedMutex } from "./keyed-mutex";
@@ -76,6 +77,7 @@ export class SandboxManager {
   private readonly provisioner: SandboxProvisioner;
   private readonly executor: SandboxExecutor;
   private readonly teardown: SandboxTeardown;
+  private readonly browsers: SandboxBrowsers;
   private reaper: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: SandboxManagerOptions) {
@@ -87,6 +89,7 @@ export class SandboxManager {
     this.shells = new ShellStatePersistence(this.store);
     this.firewall = new SandboxFirewall(runnerId, options.dnsServers);
     this.workspaces = new WorkspaceDisks(options.stateDir, log);
+    this.browsers = new SandboxBrowsers(docker, log);
     const networks = new SandboxNetworks(docker, runnerId, this.firewall);
     const provision = {
       docker,
@@ -113,6 +116,7 @@ export class SandboxManager {
       approvals: options.approvals,
       log,
       ensure: (request) => this.ensure(request),
+      browsers: this.browsers,
     });
     this.teardown = new SandboxTeardown({
       docker,
@@ -125,6 +129,7 @@ export class SandboxManager {
       networks,
       lock: this.lock,
       idleStopMs: options.idleStopMs,
+      browsers: this.browsers,
       log,
     });
   }
@@ -147,6 +152,7 @@ export class SandboxManager {
     clearInterval(this.reaper);
     this.status.stop();
     await this.pool.drain();
+    await this.browsers.stop();
     for (const sandbox of this.registry.all()) {
       await this.shells.save(sandbox.binding.session_id, sandbox.container).catch(() => undefined);
       sandbox.container?.channel?.close();

@@ -1,4 +1,5 @@
 import type Docker from "dockerode";
+import type { SandboxBrowsers } from "./browser/sandbox-browsers";
 import type { KeyedMutex } from "./keyed-mutex";
 import { sessionContainerName } from "./labels";
 import type { RunnerLog } from "./runner-log";
@@ -23,6 +24,8 @@ export type SandboxTeardownDeps = {
   lock: KeyedMutex;
   /** A sandbox with no call for this long is stopped (its workspace and binding stay). */
   idleStopMs: number;
+  /** A session's browser connection goes with its container. */
+  browsers: SandboxBrowsers;
   log: RunnerLog;
 };
 
@@ -43,6 +46,7 @@ export class SandboxTeardown {
       registry.drop(sessionId);
       if (sandbox) sandbox.status = "closed";
       sandbox?.container?.channel?.close();
+      await this.deps.browsers.forget(sessionId);
       await removeContainer(docker, sessionContainerName(this.deps.runnerId, sessionId));
       if (binding) {
         await removeContainer(docker, binding.container_id);
@@ -67,6 +71,7 @@ export class SandboxTeardown {
           if (sandbox.status !== "ready" || sandbox.inflight > 0 || !registry.holds(sessionId)) return;
           await shells.save(sessionId, sandbox.container).catch(() => undefined);
           sandbox.status = "closed";
+          await this.deps.browsers.forget(sessionId);
           await sandbox.container?.stop();
           status.notify(sandbox.binding.tenant_id, sessionId, "closed", []);
         })

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { browserToolInputs } from "./browser-tools";
+
+export * from "./browser-tools";
 
 // Inputs of the model-facing tools that run in a session's sandbox ("hand"). The tool runtime turns
 // them into ToolDefinitions; the sandbox-runner validates every call against the same schemas.
@@ -249,6 +252,7 @@ export const sandboxToolInputs = {
   sandbox_describe: SandboxDescribeInput,
   sandbox_execute: SandboxExecuteInput,
   run_sandbox_code: RunSandboxCodeInput,
+  ...browserToolInputs,
 } as const;
 
 export type SandboxToolName = keyof typeof sandboxToolInputs;

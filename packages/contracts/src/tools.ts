@@ -32,6 +32,8 @@ export type ToolEffect = z.infer<typeof ToolEffect>;
 /** Runtime facts a tool may need before it is offered to the model. */
 export const AvailabilityFact = z.enum([
   "sandbox.ready",
+  /** The session's environment image carries a browser (one of the platform's browser images). */
+  "sandbox.browser",
   "session.is_child",
   "session.is_root",
   "memory.ready",

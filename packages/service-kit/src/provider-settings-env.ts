@@ -1,11 +1,11 @@
 import type { CredentialKey } from "@wakeloop/provider-credentials";
 import { z } from "zod";
 
-/** `a.example, b.example` → `["a.example", "b.example"]`; unset is the empty list. */
-export const hostList = () =>
+/** `a.example, b.example` → `["a.example", "b.example"]`; unset is `fallback`'s list (empty by default). */
+export const hostList = (fallback = "") =>
   z
     .string()
-    .default("")
+    .default(fallback)
     .transform((text) =>
       text
         .split(",")

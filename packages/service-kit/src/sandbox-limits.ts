@@ -18,7 +18,7 @@ export const SandboxLimitsEnv = z.object({
     ),
   SANDBOX_ALLOWED_IMAGES: z
     .string()
-    .default("wakeloop-sandbox:bookworm")
+    .default("wakeloop-sandbox:bookworm,wakeloop-sandbox-browser:bookworm")
     .transform((value) =>
       value
         .split(",")

@@ -1,5 +1,6 @@
 import { ToolPolicy } from "@wakeloop/contracts";
 import { z } from "zod";
+import { hostList } from "./provider-settings-env";
 
 /**
  * The platform's tool settings. The harness workers apply them and the gateway's `/tools` explains
@@ -37,6 +38,9 @@ export const ToolSettingsEnv = z.object({
     .min(0)
     .default(50)
     .describe("Unfinished scheduled tasks one agent may have, created by its tools or through the API"),
+  SANDBOX_BROWSER_IMAGES: hostList("wakeloop-sandbox-browser:bookworm").describe(
+    "Comma-separated sandbox images that carry Chromium (infra/sandbox-image.sh browser); the browser_* tools are offered only to sessions whose environment uses one",
+  ),
   WEB_SEARCH_URL: z
     .url({ protocol: /^https?$/ })
     .optional()

@@ -23,6 +23,22 @@ export async function requireDocker(docker = new Docker()): Promise<Docker> {
   return docker;
 }
 
+/** The sandbox image with Chromium, for the browser tools (`bash infra/sandbox-image.sh browser`). */
+export const BROWSER_SANDBOX_IMAGE = "wakeloop-sandbox-browser:bookworm";
+
+/** Fails with the fix when the browser image is missing (after the checks of requireDocker). */
+export async function requireBrowserImage(docker = new Docker()): Promise<Docker> {
+  await requireDocker(docker);
+  try {
+    await docker.getImage(BROWSER_SANDBOX_IMAGE).inspect();
+  } catch {
+    throw new Error(
+      `The image ${BROWSER_SANDBOX_IMAGE} is missing. Build it with: bash infra/sandbox-image.sh browser`,
+    );
+  }
+  return docker;
+}
+
 const labelFilter = (labels: Record<string, string>) =>
   JSON.stringify({ label: Object.entries(labels).map(([key, value]) => `${key}=${value}`) });
 

@@ -123,12 +123,14 @@ describe("agent-defined tools in the registry", () => {
       sandboxStatus: "ready",
       memoryReady: true,
       agentTools: [],
+      sandboxImage: null,
     };
     const settings = {
       globalToolPolicy: {},
       maxSubSessionDepth: 3,
       webSearch: false,
       maxChildrenPerSession: 10,
+      browserImages: [],
     };
     const on = sessionEffectiveTools({ ...inputs, agentTools: [spec] }, settings);
     expect(on.tools.find((tool) => tool.name === agentToolName("double_it"))?.permissionPolicy).toBe(

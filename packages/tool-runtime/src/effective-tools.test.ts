@@ -1,4 +1,4 @@
-import { AgentSpec, type SandboxStatusValue, type ToolPolicy } from "@wakeloop/contracts";
+import { AgentSpec, BrowserToolName, type SandboxStatusValue, type ToolPolicy } from "@wakeloop/contracts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { planBatch } from "./batch-planner";
@@ -14,7 +14,7 @@ import { webTools } from "./builtins/web";
 import { EffectiveToolSet } from "./effective-tool-set";
 import { computeEffectiveTools, toolProviderOf } from "./effective-tools";
 import { agentToolRegistry, createToolRegistry, customToolDefinition } from "./registry";
-import { noSandbox, policyContext, sandboxReady } from "./test-context";
+import { browserSandboxReady, noSandbox, policyContext, sandboxReady } from "./test-context";
 
 const sandboxToolNames = managedTools.filter((tool) => tool.executor === "sandbox").map((tool) => tool.name);
 const navigationToolNames = navigationTools.map((tool) => tool.name);
@@ -74,8 +74,8 @@ describe("verification matrix (aos P7)", () => {
   });
 
   it("2. sandbox becomes ready: the sandbox tools appear (provider preference and aliases aside)", () => {
-    const set = computeEffectiveTools(policyContext(), sandboxReady);
-    for (const name of sandboxToolNames.filter((name) => name !== "apply_patch"))
+    const set = computeEffectiveTools(policyContext(), browserSandboxReady);
+    for (const name of sandboxToolNames.filter((name) => name !== "apply_patch" && name !== "browser"))
       expect(names(set)).toContain(name);
     expect(set.excluded).toEqual([
       {
@@ -83,6 +83,13 @@ describe("verification matrix (aos P7)", () => {
         step: "provider_preference",
         rule: "provider_preference:edit",
         reason: "anthropic models edit files with edit; apply_patch is hidden while edit is available",
+      },
+      {
+        tool: "browser",
+        step: "provider_preference",
+        rule: "alias_of:browser_navigate",
+        reason:
+          "browser is another name of browser_navigate; it is hidden while browser_navigate is available",
       },
       {
         tool: "fetch_url",
@@ -99,6 +106,17 @@ describe("verification matrix (aos P7)", () => {
     ]);
   });
 
+  it("2b. a ready sandbox of an image without Chromium: the browser tools are gated, saying why", () => {
+    const set = computeEffectiveTools(policyContext(), sandboxReady);
+    const family = new Set<string>(BrowserToolName.options);
+    const browser = set.excluded.filter((exclusion) => family.has(exclusion.tool));
+    expect(browser.map((exclusion) => exclusion.tool).sort()).toEqual([...BrowserToolName.options].sort());
+    for (const exclusion of browser) {
+      expect(exclusion).toMatchObject({ step: "runtime_gating", rule: "availability:sandbox.browser" });
+      expect(exclusion.reason).toContain("wakeloop-sandbox:bookworm has no browser");
+    }
+  });
+
   it.each(["closed", "error", "provisioning"] as const)(
     "3. sandbox %s: the sandbox tools go again",
     (status) => {
@@ -107,6 +125,7 @@ describe("verification matrix (aos P7)", () => {
         sandboxStatus: status,
         memoryReady: true,
         webSearch: true,
+        sandboxImage: sandboxReady.sandboxImage,
       });
       expect(names(after)).toEqual(names(computeEffectiveTools(policyContext(), noSandbox)));
       expect(names(ready).length).toBeGreaterThan(names(after).length);
@@ -181,6 +200,7 @@ describe("verification matrix (aos P7)", () => {
           sandboxStatus,
           memoryReady: true,
           webSearch: true,
+          sandboxImage: sandboxReady.sandboxImage,
         });
         const plan = planBatch(
           [
@@ -267,6 +287,7 @@ describe("determinism properties", () => {
     ),
     memoryReady: fc.boolean(),
     webSearch: fc.boolean(),
+    sandboxImage: fc.constantFrom(null, { name: "a:1", browser: false }, { name: "b:1", browser: true }),
   });
   const lookup = {
     type: "custom" as const,

@@ -8,6 +8,7 @@ import type { ToolProfile } from "@wakeloop/contracts";
 export const STANDARD_GROUPS = [
   "agent_tools",
   "automation",
+  "browser",
   "custom",
   "database",
   "evaluator",

@@ -46,4 +46,21 @@ describe("applyProviderPreference", () => {
     const withoutPatch = editTools.filter((tool) => tool.name !== "apply_patch");
     expect(applyProviderPreference(withoutPatch, "openai")).toEqual({ tools: withoutPatch, excluded: [] });
   });
+
+  it("hides OpenClaw's browser while the browser_* family is offered; keeps it when it is the only one", () => {
+    const browserTools = managedTools.filter((tool) => tool.group === "browser");
+    const result = applyProviderPreference(browserTools, "anthropic");
+    expect(result.tools.map((tool) => tool.name)).not.toContain("browser");
+    expect(result.excluded).toEqual([
+      {
+        tool: "browser",
+        step: "provider_preference",
+        rule: "alias_of:browser_navigate",
+        reason:
+          "browser is another name of browser_navigate; it is hidden while browser_navigate is available",
+      },
+    ]);
+    const only = browserTools.filter((tool) => tool.name === "browser");
+    expect(applyProviderPreference(only, "openai")).toEqual({ tools: only, excluded: [] });
+  });
 });

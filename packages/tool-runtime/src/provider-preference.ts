@@ -14,11 +14,15 @@ export const PREFERRED_EDIT_TOOL: Readonly<Record<ModelProvider, { prefer: strin
 
 /**
  * Tools registered under a second name from another reference (personal-agent's `fetch_url` is
- * OpenClaw's `web_fetch`, one executor serving both). Offering both would only spend the model's
- * context on one schema twice, so the alias is hidden while its tool is in the set; a policy that
- * allows only the alias still gets it.
+ * OpenClaw's `web_fetch`, one executor serving both; OpenClaw's one `browser` tool with an action is
+ * personal-agent's `browser_*` family). Offering both would only spend the model's context on one
+ * schema twice, so the alias is hidden while its tool is in the set; a policy that allows only the
+ * alias still gets it.
  */
-export const TOOL_ALIASES: Readonly<Record<string, string>> = { fetch_url: "web_fetch" };
+export const TOOL_ALIASES: Readonly<Record<string, string>> = {
+  fetch_url: "web_fetch",
+  browser: "browser_navigate",
+};
 
 export function applyProviderPreference<T extends ToolDefinition>(
   tools: readonly T[],

@@ -29,6 +29,7 @@ describe("applyRuntimeGating", () => {
       sandboxStatus: "ready",
       memoryReady: true,
       webSearch: true,
+      sandboxImage: { name: "wakeloop-sandbox:bookworm", browser: false },
       subSessionDepth: 0,
     });
     expect(result.tools.map((t) => t.name)).toEqual([
@@ -58,6 +59,7 @@ describe("applyRuntimeGating", () => {
       sandboxStatus: status,
       memoryReady: false,
       webSearch: false,
+      sandboxImage: null,
       subSessionDepth: 1,
     });
     expect(result.tools.map((t) => t.name)).toEqual(["always", "child_only"]);
@@ -71,5 +73,26 @@ describe("applyRuntimeGating", () => {
     expect(result.excluded.find((e) => e.tool === "searches")?.reason).toBe(
       "needs web.search; the operator configured no search backend (WEB_SEARCH_URL)",
     );
+  });
+
+  it.each([
+    [{ name: "wakeloop-sandbox-browser:bookworm", browser: true }, null],
+    [
+      { name: "wakeloop-sandbox:bookworm", browser: false },
+      "needs sandbox.browser; the environment's image wakeloop-sandbox:bookworm has no browser; set " +
+        "environment.config.image to a browser image (SANDBOX_BROWSER_IMAGES, e.g. wakeloop-sandbox-browser:bookworm)",
+    ],
+    [null, "needs sandbox.browser; the session has no environment, so no sandbox image"],
+  ] as const)("a browser tool on image %j → offered or gated with a reason", (image, reason) => {
+    const browsing = tool("browses", ["sandbox.ready", "sandbox.browser"]);
+    const result = applyRuntimeGating([browsing], {
+      sandboxStatus: "ready",
+      memoryReady: true,
+      webSearch: true,
+      sandboxImage: image,
+      subSessionDepth: 0,
+    });
+    expect(result.tools.map((t) => t.name)).toEqual(reason === null ? ["browses"] : []);
+    expect(result.excluded.map((e) => e.reason)).toEqual(reason === null ? [] : [reason]);
   });
 });

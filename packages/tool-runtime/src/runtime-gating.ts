@@ -11,6 +11,11 @@ export interface RuntimeFacts {
   memoryReady: boolean;
   /** The operator configured a search backend (a platform setting, the same for every session). */
   webSearch: boolean;
+  /**
+   * The image of the session's environment and whether it is one of the platform's browser images
+   * (`SANDBOX_BROWSER_IMAGES`); null when the session has no environment.
+   */
+  sandboxImage: { name: string; browser: boolean } | null;
 }
 
 /** The facts plus what the gating also needs from the policy context (root or child session). */
@@ -52,6 +57,13 @@ function unmetReason(fact: AvailabilityFact, facts: GatingFacts): string | null 
       if (facts.sandboxStatus === "ready") return null;
       if (facts.sandboxStatus === null) return "the session has no sandbox yet";
       return facts.sandboxStatus === "error" ? "the sandbox failed" : `the sandbox is ${facts.sandboxStatus}`;
+    case "sandbox.browser":
+      if (facts.sandboxImage === null) return "the session has no environment, so no sandbox image";
+      if (facts.sandboxImage.browser) return null;
+      return (
+        `the environment's image ${facts.sandboxImage.name} has no browser; set environment.config.image ` +
+        "to a browser image (SANDBOX_BROWSER_IMAGES, e.g. wakeloop-sandbox-browser:bookworm)"
+      );
     case "session.is_child":
       return facts.subSessionDepth > 0 ? null : "this is a root session";
     case "session.is_root":

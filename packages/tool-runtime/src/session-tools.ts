@@ -11,6 +11,8 @@ export interface PlatformToolSettings {
   /** A search backend is configured, so `web_search` can be offered. */
   webSearch: boolean;
   maxChildrenPerSession: number;
+  /** Sandbox images that carry Chromium: the browser tools are offered on these alone. */
+  browserImages: readonly string[];
 }
 
 /**
@@ -25,6 +27,8 @@ export interface SessionToolInputs {
   /** Sub-sessions it has spawned (`state.child_session_ids`). */
   childCount: number;
   sandboxStatus: SandboxStatusValue | null;
+  /** `environment.config.image`; null for a session without an environment. */
+  sandboxImage: string | null;
   memoryReady: boolean;
   /** The agent's own tools as read at wake start; a disabled one is excluded with the reason. */
   agentTools: readonly AgentDefinedToolSpec[];
@@ -53,7 +57,15 @@ export function sessionEffectiveTools(
       maxSubSessionChildren: settings.maxChildrenPerSession,
       isOwner: true,
     },
-    { sandboxStatus: session.sandboxStatus, memoryReady: session.memoryReady, webSearch: settings.webSearch },
+    {
+      sandboxStatus: session.sandboxStatus,
+      memoryReady: session.memoryReady,
+      webSearch: settings.webSearch,
+      sandboxImage:
+        session.sandboxImage === null
+          ? null
+          : { name: session.sandboxImage, browser: settings.browserImages.includes(session.sandboxImage) },
+    },
   );
   const disabled = session.agentTools.filter((tool) => !tool.enabled).map(disabledAgentToolExclusion);
   if (disabled.length === 0) return effective;

@@ -27,5 +27,21 @@ export function policyContext(
   };
 }
 
-export const sandboxReady: RuntimeFacts = { sandboxStatus: "ready", memoryReady: true, webSearch: true };
-export const noSandbox: RuntimeFacts = { sandboxStatus: null, memoryReady: true, webSearch: true };
+const baseImage = { name: "wakeloop-sandbox:bookworm", browser: false };
+export const sandboxReady: RuntimeFacts = {
+  sandboxStatus: "ready",
+  memoryReady: true,
+  webSearch: true,
+  sandboxImage: baseImage,
+};
+export const noSandbox: RuntimeFacts = {
+  sandboxStatus: null,
+  memoryReady: true,
+  webSearch: true,
+  sandboxImage: baseImage,
+};
+/** A ready sandbox on a browser image: the browser tools are offered too. */
+export const browserSandboxReady: RuntimeFacts = {
+  ...sandboxReady,
+  sandboxImage: { name: "wakeloop-sandbox-browser:bookworm", browser: true },
+};

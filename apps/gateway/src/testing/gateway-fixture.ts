@@ -113,6 +113,7 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
         maxSubSessionDepth: 2,
         maxChildrenPerSession: 10,
         webSearch: false,
+        browserImages: ["wakeloop-sandbox-browser:bookworm"],
       },
       models: options.models ?? { egress: { allowedHosts: [] }, baseUrlHosts: [], compatibleKeyHosts: [] },
       credentialKeys: options.credentialKeys ?? [{ id: "test", key: randomBytes(32) }],

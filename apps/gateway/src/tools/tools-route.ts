@@ -38,6 +38,7 @@ export function toolsRoute({ db, bus, config }: RouteDeps): Route {
           depth: session.depth,
           childCount: session.state.child_session_ids.length,
           sandboxStatus: session.state.sandbox_status,
+          sandboxImage: environment?.config.image ?? null,
           memoryReady: await memory.ready(),
           // What the next wake will read at its start: the agent's tools as they are now.
           agentTools: await listAgentTools(db, { tenantId, agentId: session.agent_id }),

@@ -1,6 +1,13 @@
 import type { EventPayload, SessionEvent } from "@wakeloop/contracts";
 import { describe, expect, it } from "vitest";
-import { eventsToMessages, fitToBudget, History, MISSING_RESULT } from "./assemble-context";
+import {
+  estimateTokens,
+  eventsToMessages,
+  fitToBudget,
+  History,
+  IMAGE_TOKENS,
+  MISSING_RESULT,
+} from "./assemble-context";
 
 let seq = 0;
 function event(payload: EventPayload & { id?: string }): SessionEvent {
@@ -146,5 +153,27 @@ describe("fitToBudget", () => {
     const kept = fitToBudget(history, 200);
     expect(kept).toEqual([{ role: "user", content: text("latest") }]);
     expect(fitToBudget(history, 1_000_000)).toEqual(history);
+  });
+});
+
+describe("estimateTokens", () => {
+  it("counts an image block by what a model bills for it, not by the length of its base64", () => {
+    const shot = {
+      type: "image",
+      source: { type: "base64", media_type: "image/png", data: "A".repeat(400_000) },
+    };
+    const result = {
+      role: "tool",
+      results: [{ toolCallId: "c", content: [...text("{}"), shot], isError: false }],
+    };
+    const withoutImage = estimateTokens({
+      ...result,
+      results: [{ ...result.results[0], content: text("{}") }],
+    });
+    // The image's place in its array is left as `null`: a couple of characters, not 100 000 tokens.
+    const extra = estimateTokens(result) - withoutImage - IMAGE_TOKENS;
+    expect(extra).toBeGreaterThanOrEqual(0);
+    expect(extra).toBeLessThanOrEqual(2);
+    expect(estimateTokens("abcdefgh")).toBe(3);
   });
 });

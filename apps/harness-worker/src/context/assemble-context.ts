@@ -117,9 +117,27 @@ export function eventsToMessages(events: readonly SessionEvent[]): ModelMessage[
   return history.messages().messages;
 }
 
-/** A rough, provider-independent token estimate: about four characters a token. */
+/**
+ * What one image costs a model: providers bill by pixels (Anthropic about width × height / 750), not
+ * by the length of its base64, so a 1280×720 screenshot is about 1 230 tokens, never its 100 000+
+ * characters / 4. A little more than that, for any image.
+ */
+export const IMAGE_TOKENS = 1_600;
+
+/**
+ * A rough, provider-independent token estimate: about four characters a token, and IMAGE_TOKENS for
+ * each image content block.
+ */
 export function estimateTokens(value: unknown): number {
-  return Math.ceil(JSON.stringify(value).length / 4);
+  let images = 0;
+  const text = JSON.stringify(value, (_key, item: unknown) => {
+    if (typeof item === "object" && item !== null && (item as { type?: unknown }).type === "image") {
+      images += 1;
+      return undefined;
+    }
+    return item;
+  });
+  return Math.ceil((text?.length ?? 0) / 4) + images * IMAGE_TOKENS;
 }
 
 /**

@@ -36,6 +36,7 @@ function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
         depth: view.depth,
         childCount: view.state.child_session_ids.length,
         sandboxStatus: view.state.sandbox_status,
+        sandboxImage: view.environment?.spec.config.image ?? null,
         memoryReady: view.memory.ready,
         agentTools: view.agentTools,
       },

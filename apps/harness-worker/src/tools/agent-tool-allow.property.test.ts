@@ -91,8 +91,15 @@ describe("agent-defined tools and recorded allows (invariant 4)", () => {
               sandboxStatus: "ready",
               memoryReady: true,
               agentTools: specs,
+              sandboxImage: null,
             },
-            { globalToolPolicy: {}, maxSubSessionDepth: 3, webSearch: false, maxChildrenPerSession: 10 },
+            {
+              globalToolPolicy: {},
+              maxSubSessionDepth: 3,
+              webSearch: false,
+              maxChildrenPerSession: 10,
+              browserImages: [],
+            },
           );
           for (const tool of effective.tools) {
             if (tool.ownership === "agent") expect(tool.permissionPolicy).toBe("always_ask");

@@ -64,6 +64,7 @@ export function targetEffectiveTools(ctx: ToolContext, target: NavigatedSession)
       depth: target.session.depth,
       childCount: target.session.state.child_session_ids.length,
       sandboxStatus: target.session.state.sandbox_status,
+      sandboxImage: environment?.config.image ?? null,
       memoryReady: ctx.view.memory.ready,
       // Navigation stays within this agent, so its tools are the ones this wake read.
       agentTools: ctx.view.agentTools,

@@ -1,11 +1,16 @@
-import type { AgentCommandSummary, AgentLimitDelta, AgentOutputPage } from "@wakeloop/contracts";
+import type { AgentCommandSummary, AgentLimitDelta, AgentOutputPage, ImageBlock } from "@wakeloop/contracts";
 
 /** Output limits of DESIGN §6: finished commands and background ones. */
 export const FINISHED_OUTPUT_CHARS = 100_000;
 export const BACKGROUND_OUTPUT_CHARS = 10_000;
 
-/** What a tool call returns to the model: text plus structured details. */
-export type ToolOutcome = { isError: boolean; text: string; details: Record<string, unknown> };
+/** What a tool call returns to the model: text plus structured details, and images after the text. */
+export type ToolOutcome = {
+  isError: boolean;
+  text: string;
+  details: Record<string, unknown>;
+  images?: ImageBlock[];
+};
 
 export function ok(text: string, details: Record<string, unknown> = {}): ToolOutcome {
   return { isError: false, text, details };

@@ -1,6 +1,17 @@
 import { type SandboxToolName, sandboxToolInputs } from "@wakeloop/contracts";
 import { z } from "zod";
 import { AgentCallError } from "../agent-channel";
+import {
+  browserActionTool,
+  browserClickTool,
+  browserCloseTool,
+  browserEvaluateTool,
+  browserExtractHtmlTool,
+  browserExtractTextTool,
+  browserNavigateTool,
+  browserScreenshotTool,
+  browserTypeTool,
+} from "./browser-tools";
 import { bashTool, grepTool, runSandboxCodeTool, shellRunTool } from "./command-tools";
 import { editTool, globTool, lsTool, readTool, writeTool } from "./file-tools";
 import { failure, type ToolOutcome, workspaceFullMessage } from "./output-format";
@@ -55,6 +66,15 @@ const handlers: Handlers = {
   process: processTool,
   sandbox_describe: sandboxDescribeTool,
   run_sandbox_code: runSandboxCodeTool,
+  browser_navigate: browserNavigateTool,
+  browser_screenshot: browserScreenshotTool,
+  browser_click: browserClickTool,
+  browser_type: browserTypeTool,
+  browser_extract_text: browserExtractTextTool,
+  browser_extract_html: browserExtractHtmlTool,
+  browser_evaluate: browserEvaluateTool,
+  browser_close: browserCloseTool,
+  browser: (ctx, input) => browserActionTool(input, (tool, args) => runTool(ctx, tool, args)),
   sandbox_execute: (ctx, input) => sandboxExecuteTool(ctx, input, (tool, args) => runTool(ctx, tool, args)),
 };
 

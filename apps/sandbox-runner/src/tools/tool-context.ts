@@ -1,9 +1,13 @@
 import type { EnvironmentConfig } from "@wakeloop/contracts";
 import type { AgentChannel } from "../agent-channel";
+import type { SessionBrowser } from "../browser/sandbox-browsers";
 
-/** What a tool handler works with: the session's agent channel and its environment. */
+/** What a tool handler works with: the session's agent channel, its browser and its environment. */
 export type ToolContext = {
   channel: AgentChannel;
+  browser: SessionBrowser;
+  /** Aborted when the call is interrupted (`cancel`). */
+  signal: AbortSignal;
   environment: EnvironmentConfig;
   callId: string;
   /** Mounted roots and their access, for sandbox_describe. */

@@ -8,7 +8,7 @@ import { z } from "zod";
 
 type Traits = {
   description: string;
-  group: "fs" | "runtime";
+  group: "fs" | "runtime" | "browser";
   effects: ToolEffect[];
   /** Runs with no confirmation unless the agent or environment policy says otherwise. */
   ask?: boolean;
@@ -251,6 +251,99 @@ const traits: Record<SandboxToolName, Traits> = {
     interrupt: "cancel",
     resourceKey: "shell",
   },
+  // The personal-agent reference's Browser family: one Chromium per session, in the sandbox (its image
+  // must be a browser image, hence `sandbox.browser`). Every call works on the one page, so all share
+  // the `browser` key and run in the model's order. None asks by default, as in the reference: the page
+  // runs in the sandbox, behind its network fence; an operator who wants a human before a click or a
+  // script sets `always_ask` for them (or `group:browser`) in a policy.
+  browser_navigate: {
+    description:
+      "Navigate the session's browser (headless Chromium in the sandbox, started on first use) to a URL. " +
+      "Returns { url, title, status }. The page is reached from the sandbox's network, so its limits apply.",
+    group: "browser",
+    effects: ["network", "read"],
+    idempotent: true,
+    interrupt: "cancel",
+    resourceKey: "browser",
+  },
+  browser_screenshot: {
+    description:
+      "Capture a screenshot of the current page (the viewport, the full page, or one element). Returns the " +
+      "image (PNG, or JPEG when a PNG would be too large) and { width, height, media_type }.",
+    group: "browser",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+    resourceKey: "browser",
+  },
+  browser_click: {
+    description: "Click an element of the current page. Returns { ok, url, title } after the click.",
+    group: "browser",
+    effects: ["network", "write"],
+    idempotent: false,
+    interrupt: "cancel",
+    resourceKey: "browser",
+  },
+  browser_type: {
+    description:
+      "Type text into an input element of the current page (clear_first empties it first). Returns { ok }.",
+    group: "browser",
+    effects: ["write"],
+    idempotent: false,
+    interrupt: "cancel",
+    resourceKey: "browser",
+  },
+  browser_extract_text: {
+    description:
+      "The visible text of the current page's body or of the first element matching a selector. Returns " +
+      "{ text, truncated }.",
+    group: "browser",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+    resourceKey: "browser",
+  },
+  browser_extract_html: {
+    description:
+      "The HTML of the first element matching a selector (default body): its inner HTML, or with outer its " +
+      "own tag too. Returns { html, truncated }.",
+    group: "browser",
+    effects: ["read"],
+    idempotent: true,
+    interrupt: "cancel",
+    resourceKey: "browser",
+  },
+  browser_evaluate: {
+    description:
+      "Run JavaScript in the current page and return its JSON-serialized value: { result }. Interrupting " +
+      "the session stops a script that does not end.",
+    group: "browser",
+    effects: ["network", "execute", "write"],
+    idempotent: false,
+    interrupt: "cancel",
+    resourceKey: "browser",
+  },
+  // OpenClaw's name: the same family as one tool with an action, hidden while the browser_* tools are
+  // offered (TOOL_ALIASES), so a policy that allows only `browser` still browses.
+  browser: {
+    description:
+      "Control the session's browser (headless Chromium in the sandbox): action navigate, screenshot, click, " +
+      "type, extract_text, extract_html, evaluate or close, with that action's arguments beside it. Each " +
+      "action does and returns what the browser_<action> tool does.",
+    group: "browser",
+    effects: ["network", "execute", "write"],
+    idempotent: false,
+    interrupt: "cancel",
+    resourceKey: "browser",
+  },
+  browser_close: {
+    description: "Close the session's browser and free its memory; the next browser call starts a fresh one.",
+    group: "browser",
+    effects: ["execute"],
+    idempotent: true,
+    interrupt: "block",
+    resourceKey: "browser",
+  },
 };
 
 function definition(name: SandboxToolName): ToolDefinition {
@@ -269,7 +362,7 @@ function definition(name: SandboxToolName): ToolDefinition {
     interruptBehavior: t.interrupt,
     group: t.group,
     parallelism: { parallelSafe: readOnly, ...(t.resourceKey ? { resourceKey: t.resourceKey } : {}) },
-    availability: ["sandbox.ready"],
+    availability: t.group === "browser" ? ["sandbox.ready", "sandbox.browser"] : ["sandbox.ready"],
     ownerOnly: false,
     executor: "sandbox",
   };
