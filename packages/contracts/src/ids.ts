@@ -23,6 +23,7 @@ export const ID_PREFIX = {
   reminder: "rmd",
   scheduledTask: "stask",
   memoryVersion: "memv",
+  substrateVersion: "subv",
   outcome: "outc",
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { resourceToolInputs } from "./resources";
 
 // Inputs of the model-facing tools that run in a session's sandbox ("hand"). The tool runtime turns
 // them into ToolDefinitions; the sandbox-runner validates every call against the same schemas.
@@ -249,6 +250,7 @@ export const sandboxToolInputs = {
   sandbox_describe: SandboxDescribeInput,
   sandbox_execute: SandboxExecuteInput,
   run_sandbox_code: RunSandboxCodeInput,
+  ...resourceToolInputs,
 } as const;
 
 export type SandboxToolName = keyof typeof sandboxToolInputs;

@@ -18,9 +18,14 @@ import {
   ProviderCredentialList,
   PutMemoryEntryRequest,
   PutProviderCredentialRequest,
+  RestoreResourceRequest,
   RollbackAgentRequest,
   ScheduledTaskList,
   SessionPage,
+  SubstrateFileList,
+  SubstrateVersion,
+  SubstrateVersionList,
+  SubstrateVersionWithContent,
   TraceResponse,
 } from "@wakeloop/contracts";
 import { EffectiveToolSet } from "@wakeloop/tool-runtime";
@@ -54,6 +59,11 @@ export const gatewaySchemas = {
   MemoryVersion,
   MemoryVersionList,
   PutMemoryEntryRequest,
+  SubstrateFileList,
+  SubstrateVersion,
+  SubstrateVersionList,
+  SubstrateVersionWithContent,
+  RestoreResourceRequest,
 } as const;
 
 export type GatewaySchemaName = keyof typeof gatewaySchemas;
