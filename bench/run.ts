@@ -12,7 +12,7 @@ import { runSessionBench } from "./session-bench";
 import { runSubSessionBench } from "./sub-session-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval]; `--only console`
+// npm run bench [-- --quick] [-- --only session,append,sandbox,resources,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `session` is the platform end to end: zero-latency loops and dispatch (session-bench.ts), then the
 // I/O-bound load of issue #9, one worker and two (concurrency-bench.ts). Each figure with a target in
@@ -32,7 +32,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval",
+        "session,append,sandbox,resources,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval",
     },
   },
 });
@@ -170,6 +170,14 @@ if (only.has("sandbox")) {
   const sandbox = await runSandboxBench(values.quick ? { coldRuns: 5, warmRuns: 10, roundTrips: 200 } : {});
   results.sandbox = sandbox;
   for (const [name, summary] of Object.entries(sandbox)) latency(`sandbox: ${name} (ms)`, summary);
+}
+
+if (only.has("resources")) {
+  const { runSubstrateBench } = await import("../apps/sandbox-runner/bench/substrate-bench");
+  const resources = await runSubstrateBench(values.quick ? { files: 50, iterations: 50 } : {});
+  results.resources = resources;
+  for (const [name, summary] of Object.entries(resources.latencyMs))
+    latency(`resources: ${name} (ms)`, summary);
 }
 
 if (only.has("metrics")) {

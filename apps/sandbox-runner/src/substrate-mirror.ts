@@ -53,44 +53,60 @@ export class SubstrateMirror {
     this.announce(scope);
   }
 
-  /** Brings the agent's mirror to its latest versions; returns its name. */
+  /**
+   * Brings the agent's mirror to its latest versions; returns its name. Only a directory that cannot be
+   * made fails it (a container cannot mount it); a failed read of Postgres or write of a file leaves the
+   * mirror as it was (each file is whole, of some version) until the next sync, and is logged, so a
+   * database hiccup never takes a ready sandbox down.
+   */
   sync(scope: SubstrateScope): Promise<string> {
     const name = SubstrateMirror.nameOf(scope);
     return this.lock.run(name, async () => {
       const dir = this.dir(name);
-      const staging = join(this.stateDir, "substrates", ".staging");
       await mkdir(dir, { recursive: true, mode: 0o755 });
-      await mkdir(staging, { recursive: true, mode: 0o700 });
       // mkdir's mode is masked by the umask; sandboxes (uid 1000) must be able to list the mirror.
       await chmod(dir, 0o755);
-      const manifestPath = `${dir}.json`;
-      const held = await readManifest(manifestPath);
-      const files = await listSubstrateFiles(this.db, scope);
-      const changed = files.filter((file) => held[file.path] !== file.version_id);
-      const contents = await substrateContents(
-        this.db,
-        scope,
-        changed.map((file) => file.version_id),
-      );
-      const next: Manifest = Object.fromEntries(files.map((file) => [file.path, file.version_id]));
-      for (const version of contents) {
-        const target = join(dir, version.path);
-        const temporary = join(staging, `${name}-${version.id}`);
-        await writeFile(temporary, version.content, { mode: 0o644 });
-        await chmod(temporary, 0o644);
-        await mkdirReadable(dir, dirname(version.path));
-        await rename(temporary, target);
-      }
-      for (const path of Object.keys(held)) {
-        if (!(path in next)) await rm(join(dir, path), { force: true });
-      }
-      if (changed.length > 0 || Object.keys(held).length !== files.length) {
-        await writeFile(`${manifestPath}.tmp`, JSON.stringify(next));
-        await rename(`${manifestPath}.tmp`, manifestPath);
-        this.log.info({ substrate: name, files: files.length, written: contents.length }, "substrate synced");
+      try {
+        await this.update(scope, name, dir);
+      } catch (error) {
+        this.log.warn(
+          { err: error, substrate: name },
+          "substrate mirror left as it was; the next sync retries",
+        );
       }
       return name;
     });
+  }
+
+  private async update(scope: SubstrateScope, name: string, dir: string): Promise<void> {
+    const staging = join(this.stateDir, "substrates", ".staging");
+    await mkdir(staging, { recursive: true, mode: 0o700 });
+    const manifestPath = `${dir}.json`;
+    const held = await readManifest(manifestPath);
+    const files = await listSubstrateFiles(this.db, scope);
+    const changed = files.filter((file) => held[file.path] !== file.version_id);
+    const contents = await substrateContents(
+      this.db,
+      scope,
+      changed.map((file) => file.version_id),
+    );
+    const next: Manifest = Object.fromEntries(files.map((file) => [file.path, file.version_id]));
+    for (const version of contents) {
+      const target = join(dir, version.path);
+      const temporary = join(staging, `${name}-${version.id}`);
+      await writeFile(temporary, version.content, { mode: 0o644 });
+      await chmod(temporary, 0o644);
+      await mkdirReadable(dir, dirname(version.path));
+      await rename(temporary, target);
+    }
+    for (const path of Object.keys(held)) {
+      if (!(path in next)) await rm(join(dir, path), { force: true });
+    }
+    if (changed.length > 0 || Object.keys(held).length !== files.length) {
+      await writeFile(`${manifestPath}.tmp`, JSON.stringify(next));
+      await rename(`${manifestPath}.tmp`, manifestPath);
+      this.log.info({ substrate: name, files: files.length, written: contents.length }, "substrate synced");
+    }
   }
 }
 
