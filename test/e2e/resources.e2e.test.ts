@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { SessionEvent } from "@wakeloop/contracts";
+import { createClient } from "@wakeloop/sdk";
 import { Platform } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -204,13 +205,29 @@ describe("versioned resources", () => {
     expect(stale?.text).toContain("substrate_version_conflict");
     expect(after?.text).toContain("step one");
 
-    // 4. People see the same history through the API.
-    const history = await platform.request("GET", `/v1/agents/${agentId}/resources/versions?path=guide.md`);
-    expect(history.status).toBe(200);
-    const versions = (history.body as { data: Array<{ id: string; author: { session_id: string | null } }> })
-      .data;
+    // 4. People see the same history through the API (the SDK), and roll back there too.
+    const client = createClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey });
+    const versions = (await client.resources.versions(agentId, "guide.md")).data;
     expect(versions.map((version) => version.author.session_id)).toEqual([second, first, first]);
     expect(versions[2]?.id).toBe(v1);
+    expect((await client.resources.version(agentId, v2)).content).toBe("step two\n");
+    const rolled = await client.resources.restore(agentId, v2, {
+      expected_version_id: versions[0]?.id ?? "",
+    });
+    expect(rolled).toMatchObject({ restored_from_version_id: v2, author: { kind: "api" } });
+    expect(await client.resources.list(agentId)).toMatchObject({
+      data: [{ path: "guide.md", version_id: rolled.id, content_hash: hash("step two\n") }],
+      total_bytes: 9,
+    });
+    // The second session's sandbox is running: the gateway's notice makes its runner sync at once.
+    platform.fake.enqueue(
+      { toolCalls: [{ name: "bash", input: { command: "cat /workspace/agent/guide.md" } }] },
+      { text: "Read it." },
+    );
+    const idle = (await platform.events(second)).at(-1)?.seq ?? 0;
+    await send(second, say("read the guide again"));
+    await platform.waitForIdle(second, "end_turn", idle, 90_000);
+    expect((await calls(second)).at(-1)?.text).toContain("step two");
 
     // 5. Another agent of the tenant has an empty substrate; another tenant gets a 404.
     const stranger = await create("/v1/sessions", { agent: await agent(), environment_id: env });
