@@ -12,7 +12,7 @@ import { runSessionBench } from "./session-bench";
 import { runSubSessionBench } from "./sub-session-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser]; `--only console`
+// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `browser` (the browser tools in the sandbox image with Chromium, browser-bench.ts) needs that image.
 // `session` is the platform end to end: zero-latency loops and dispatch (session-bench.ts), then the
@@ -33,7 +33,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser",
+        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources",
     },
   },
 });
@@ -171,6 +171,14 @@ if (only.has("sandbox")) {
   const sandbox = await runSandboxBench(values.quick ? { coldRuns: 5, warmRuns: 10, roundTrips: 200 } : {});
   results.sandbox = sandbox;
   for (const [name, summary] of Object.entries(sandbox)) latency(`sandbox: ${name} (ms)`, summary);
+}
+
+if (only.has("resources")) {
+  const { runSubstrateBench } = await import("../apps/sandbox-runner/bench/substrate-bench");
+  const resources = await runSubstrateBench(values.quick ? { files: 50, iterations: 50 } : {});
+  results.resources = resources;
+  for (const [name, summary] of Object.entries(resources.latencyMs))
+    latency(`resources: ${name} (ms)`, summary);
 }
 
 if (only.has("metrics")) {

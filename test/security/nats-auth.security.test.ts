@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { PermissionViolationError } from "@nats-io/transport-node";
 import { type Bus, connectBus, ensureStreams } from "@wakeloop/bus";
+import { substrateChangedSubject } from "@wakeloop/sandbox-client";
 import { type LocalNatsServer, Platform, startLocalNatsServer } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -127,16 +128,21 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
     expect(await canSubscribe(gateway, "_INBOX_orchestrator.>")).toBe(false);
     expect(await canSubscribe(gateway, gateway.subjects.evt("tnt_x", "sess_x", "user.message"))).toBe(true);
 
-    // A worker cannot append events behind Postgres' back or publish wake jobs either.
+    // A worker cannot append events behind Postgres' back or publish wake jobs either, nor make the
+    // runners resync an agent's substrate (only they and the gateway's restore announce changes).
     worker.nc.publish(worker.subjects.evt("tnt_x", "sess_x", "agent.message"), "{}");
     worker.nc.publish(worker.subjects.wake("tnt_x", "sess_x"), "{}");
+    worker.nc.publish(substrateChangedSubject(worker.subjects.prefix), "{}");
     await worker.nc.flush();
     await expect
       .poll(() => workerDenied)
       .toEqual([
         worker.subjects.evt("tnt_x", "sess_x", "agent.message"),
         worker.subjects.wake("tnt_x", "sess_x"),
+        substrateChangedSubject(worker.subjects.prefix),
       ]);
+    const runner = await connectAs("sandbox-runner");
+    expect(await canSubscribe(runner, substrateChangedSubject(runner.subjects.prefix))).toBe(true);
     expect(await canSubscribe(worker, worker.subjects.ctl("sess_x"))).toBe(true);
     // The memory service serves memory, not sandbox calls.
     expect(await canSubscribe(memory, memory.subjects.svc("sandbox", "exec"))).toBe(false);

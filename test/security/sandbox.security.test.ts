@@ -9,7 +9,14 @@ import { createGatewayServer, createTenant, type GatewayServer } from "@wakeloop
 import { createSandboxClient, type SandboxClient } from "@wakeloop/sandbox-client";
 import { postgresApprovals, type SandboxRunner, startSandboxService } from "@wakeloop/sandbox-runner";
 import { RunnerFixture, silent, testEnvironment, testRunnerSettings } from "@wakeloop/sandbox-runner/testing";
-import { MemoryLimitsEnv, memoryLimits, SandboxLimitsEnv, sandboxLimits } from "@wakeloop/service-kit";
+import {
+  MemoryLimitsEnv,
+  memoryLimits,
+  SandboxLimitsEnv,
+  SubstrateLimitsEnv,
+  sandboxLimits,
+  substrateLimits,
+} from "@wakeloop/service-kit";
 import { createLogger } from "@wakeloop/telemetry";
 import {
   createTestDatabase,
@@ -243,6 +250,7 @@ describe("operator bounds", () => {
         credentialKeys: [],
         sandboxLimits: sandboxLimits(SandboxLimitsEnv.parse({})),
         memoryLimits: memoryLimits(MemoryLimitsEnv.parse({})),
+        substrateLimits: substrateLimits(SubstrateLimitsEnv.parse({})),
       },
     });
     url = `http://127.0.0.1:${await gateway.listen(0, "127.0.0.1")}`;

@@ -23,6 +23,7 @@ const BODIES: Record<string, unknown> = {
   "POST /v1/agents/{id}/rollback": { version: 1 },
   "POST /v1/environments/{id}": { name: "taken over" },
   "PUT /v1/agents/{id}/memory/{store}/entry": { content: "taken over" },
+  "POST /v1/agents/{id}/resources/restore": { version_id: "subv_seeded" },
   "POST /v1/agents/{id}/scheduled_tasks": { name: "taken over", task: "report", cron: "0 9 * * *" },
   "POST /v1/sessions/{id}": { title: "taken over" },
   "POST /v1/sessions/{id}/events": {
@@ -282,6 +283,35 @@ describe("the services' database role", () => {
       await trx
         .insertInto("agent_state")
         .values({ tenant_id: tenantId, agent_id: owned.agents ?? "", key: "k", value: "1" })
+        .execute();
+      await trx
+        .insertInto("substrate_versions")
+        .values({
+          id: "subv_seeded",
+          tenant_id: tenantId,
+          agent_id: owned.agents ?? "",
+          path: "seeded.md",
+          content: "tenant A's substrate",
+          content_hash: "sha256:seeded",
+          size_bytes: 20,
+          restored_from_version_id: null,
+          author_kind: "api",
+          author_session_id: null,
+          author_wake_id: null,
+          author_tool_call_id: null,
+          author_api_key_id: null,
+        })
+        .execute();
+      await trx
+        .insertInto("substrate_files")
+        .values({
+          tenant_id: tenantId,
+          agent_id: owned.agents ?? "",
+          path: "seeded.md",
+          current_version_id: "subv_seeded",
+          content_hash: "sha256:seeded",
+          size_bytes: 20,
+        })
         .execute();
       await trx
         .insertInto("outcomes")

@@ -5,6 +5,7 @@ import {
   parseConfig,
   portNumber,
   SandboxLimitsEnv,
+  SubstrateLimitsEnv,
   serviceEnv,
   ToolSettingsEnv,
 } from "@wakeloop/service-kit";
@@ -89,7 +90,8 @@ export const GatewayEnv = serviceEnv({ healthPort: 9080, metricsPort: 9464 })
   .extend(ToolSettingsEnv.shape)
   .extend(ProviderSettingsEnv.shape)
   .extend(SandboxLimitsEnv.shape)
-  .extend(MemoryLimitsEnv.shape);
+  .extend(MemoryLimitsEnv.shape)
+  .extend(SubstrateLimitsEnv.shape);
 export type GatewayConfig = z.output<typeof GatewayEnv>;
 
 export function loadConfig(): GatewayConfig {

@@ -1,5 +1,5 @@
 import type { Bus } from "@wakeloop/bus";
-import type { Database, MemoryLimits } from "@wakeloop/db";
+import type { Database, MemoryLimits, SubstrateLimits } from "@wakeloop/db";
 import type { ModelEndpointPolicy } from "@wakeloop/model-providers";
 import type { CredentialKey } from "@wakeloop/provider-credentials";
 import type { SandboxLimits } from "@wakeloop/service-kit";
@@ -31,6 +31,8 @@ export interface GatewayServerConfig {
   sandboxLimits: SandboxLimits;
   /** Must match the memory service's limits, so a person's write obeys the same bounds as a tool's. */
   memoryLimits: MemoryLimits;
+  /** Must match the sandbox runners' limits, so a person's restore obeys the same bounds as a tool's. */
+  substrateLimits: SubstrateLimits;
   quotas: QuotaSettings;
   /** The built web console (apps/console/dist) served at /console; unset serves none. */
   consoleDir?: string;

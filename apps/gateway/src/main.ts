@@ -1,4 +1,4 @@
-import { memoryLimits, runService, sandboxLimits } from "@wakeloop/service-kit";
+import { memoryLimits, runService, sandboxLimits, substrateLimits } from "@wakeloop/service-kit";
 import { loadConfig } from "./config";
 import { createGatewayServer } from "./server";
 
@@ -45,6 +45,7 @@ await runService({
         sandboxLimits: sandboxLimits(config),
         ...(config.GATEWAY_CONSOLE_DIR !== "" && { consoleDir: config.GATEWAY_CONSOLE_DIR }),
         memoryLimits: memoryLimits(config),
+        substrateLimits: substrateLimits(config),
       },
     });
     const port = await api.listen(config.PORT, config.HOST);

@@ -19,6 +19,7 @@ import { openApiRoute } from "./openapi/openapi-route";
 import { providerCredentialRoutes } from "./provider-credentials/provider-credential-routes";
 import { createRequestRate } from "./quotas/request-rate";
 import { createStreamSlots } from "./quotas/stream-slots";
+import { resourceRoutes } from "./resources/resource-routes";
 import { sessionRoutes } from "./sessions/session-routes";
 import { streamRoute } from "./stream/stream-route";
 import { toolsRoute } from "./tools/tools-route";
@@ -38,6 +39,7 @@ export function gatewayRoutes(deps: RouteDeps): Route[] {
     ...scheduledTaskRoutes(deps),
     ...uiComponentRoutes(deps),
     ...memoryRoutes(deps),
+    ...resourceRoutes(deps),
     ...providerCredentialRoutes(deps),
     ...environmentRoutes(deps),
     ...sessionRoutes(deps),

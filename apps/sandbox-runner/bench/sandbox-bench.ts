@@ -51,7 +51,7 @@ export async function runSandboxBench(
         name: `wl-${fixture.runnerId}-bench-${randomBytes(4).toString("hex")}`,
         labels: { "wakeloop.runner": fixture.runnerId },
         environment,
-        substrateVolume: null,
+        substrate: null,
       });
       await provisioned.container.connect();
       cold.push(provisioned);

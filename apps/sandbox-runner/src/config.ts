@@ -1,7 +1,7 @@
 import { isIPv4 } from "node:net";
 import { homedir, hostname } from "node:os";
 import { join } from "node:path";
-import { parseConfig, SandboxLimitsEnv, serviceEnv } from "@wakeloop/service-kit";
+import { parseConfig, SandboxLimitsEnv, SubstrateLimitsEnv, serviceEnv } from "@wakeloop/service-kit";
 import { z } from "zod";
 
 /** A runner id is a subject token and part of container names: letters, digits, _ and -. */
@@ -17,10 +17,12 @@ const count = (min: number, fallback: number) => z.coerce.number().int().min(min
 
 /**
  * Sandbox runner settings: the shared ones (Postgres, NATS, telemetry, health and metrics ports) come from
- * serviceEnv, the operator's sandbox bounds from SandboxLimitsEnv (the gateway reads the same ones).
+ * serviceEnv, the operator's sandbox bounds from SandboxLimitsEnv and the substrate bounds from
+ * SubstrateLimitsEnv (the gateway reads the same ones).
  */
 export const SandboxRunnerEnv = serviceEnv({ healthPort: 9083, metricsPort: 9467 })
   .extend(SandboxLimitsEnv.shape)
+  .extend(SubstrateLimitsEnv.shape)
   .extend({
     SANDBOX_RUNNER_ID: z
       .string()

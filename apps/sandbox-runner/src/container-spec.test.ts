@@ -12,7 +12,7 @@ describe("containerSpec", () => {
       labels: { "wakeloop.runner": "r" },
       environment: EnvironmentConfig.parse({}),
       workspacePath: "/state/workspaces/wl-ws-1",
-      substrateVolume: "wl-substrate-1",
+      substrateDir: "/state/substrates/wl-substrate-1",
       agent,
       network: null,
       nofile: 1_024,
@@ -40,7 +40,12 @@ describe("containerSpec", () => {
     expect(Object.keys(spec.HostConfig?.Tmpfs ?? {})).toEqual(["/tmp", "/home/sandbox"]);
     expect(spec.HostConfig?.Mounts).toEqual([
       { Type: "bind", Source: "/state/workspaces/wl-ws-1", Target: "/workspace", ReadOnly: false },
-      { Type: "volume", Source: "wl-substrate-1", Target: "/workspace/agent", ReadOnly: true },
+      {
+        Type: "bind",
+        Source: "/state/substrates/wl-substrate-1",
+        Target: "/workspace/agent",
+        ReadOnly: true,
+      },
     ]);
     expect(JSON.stringify(spec)).not.toContain("docker.sock");
   });
@@ -51,7 +56,7 @@ describe("containerSpec", () => {
       labels: {},
       environment: EnvironmentConfig.parse({ network: "bridge", workspace_access: "ro", cpus: 0.5 }),
       workspacePath: "/state/workspaces/w",
-      substrateVolume: null,
+      substrateDir: null,
       agent,
       network: "wl-net-0123456789ab",
       nofile: 256,

@@ -19,7 +19,8 @@ export type ContainerPlan = {
   environment: EnvironmentConfig;
   /** The host directory where the session's workspace filesystem is mounted (WorkspaceDisks). */
   workspacePath: string;
-  substrateVolume: string | null;
+  /** The host directory of the agent's substrate mirror (SubstrateMirror), mounted read-only. */
+  substrateDir: string | null;
   agent: AgentProgram;
   /** The sandbox's own network (SandboxNetworks) when the environment may reach the network. */
   network: string | null;
@@ -50,12 +51,12 @@ export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOption
       ReadOnly: env.workspace_access === "ro",
     },
   ];
-  if (plan.substrateVolume !== null) {
-    mounts.push({ Type: "volume", Source: plan.substrateVolume, Target: SUBSTRATE_MOUNT, ReadOnly: true });
+  if (plan.substrateDir !== null) {
+    mounts.push({ Type: "bind", Source: plan.substrateDir, Target: SUBSTRATE_MOUNT, ReadOnly: true });
   }
   const agentConfig = {
     workspace: WORKSPACE,
-    readOnlyRoots: plan.substrateVolume === null ? [] : [SUBSTRATE_MOUNT],
+    readOnlyRoots: plan.substrateDir === null ? [] : [SUBSTRATE_MOUNT],
     workspaceAccess: env.workspace_access,
   };
   return {

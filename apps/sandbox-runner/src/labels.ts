@@ -10,7 +10,6 @@ export const LABEL = {
   pool: "wakeloop.pool",
   kind: "wakeloop.kind",
   agentVersion: "wakeloop.agent-version",
-  substrate: "wakeloop.substrate",
 } as const;
 
 /** Docker names and file names allow few characters; session ids are hashed into a fixed key. */
@@ -20,8 +19,4 @@ export function sessionKey(sessionId: string): string {
 
 export function sessionContainerName(runnerId: string, sessionId: string): string {
   return `wl-${runnerId}-s-${sessionKey(sessionId)}`;
-}
-
-export function substrateVolumeName(tenantId: string, agentId: string): string {
-  return `wl-substrate-${createHash("sha256").update(`${tenantId}/${agentId}`).digest("hex").slice(0, 24)}`;
 }

@@ -1,9 +1,11 @@
-import { runService, sandboxLimits } from "@wakeloop/service-kit";
+import { announceSubstrateChange } from "@wakeloop/sandbox-client";
+import { runService, sandboxLimits, substrateLimits } from "@wakeloop/service-kit";
 import Docker from "dockerode";
 import { postgresApprovals } from "./committed-allow";
 import { loadConfig } from "./config";
 import { observeSandboxes } from "./sandbox-metrics";
 import { startSandboxService } from "./sandbox-service";
+import { SubstrateMirror } from "./substrate-mirror";
 
 // Wiring only (STYLE §8): behaviour modules are started here and stopped by the returned stoppable.
 await runService({
@@ -23,6 +25,9 @@ await runService({
       maxPools: config.SANDBOX_MAX_POOLS,
       dnsServers: config.SANDBOX_DNS_SERVERS,
       approvals: postgresApprovals(db),
+      substrates: new SubstrateMirror(db, substrateLimits(config), config.SANDBOX_STATE_DIR, log, (scope) =>
+        announceSubstrateChange(bus, scope),
+      ),
       log,
     });
     observeSandboxes(meter, runner.manager);

@@ -8,7 +8,7 @@ import type { EnvironmentConfig } from "@wakeloop/contracts";
  */
 export function poolKey(
   environment: EnvironmentConfig,
-  substrateVolume: string | null,
+  substrate: string | null,
   agentVersion: string,
 ): string {
   const fixed = {
@@ -19,7 +19,7 @@ export function poolKey(
     network: environment.network,
     workspace_access: environment.workspace_access,
     workspace_mb: environment.workspace_mb,
-    substrateVolume,
+    substrate,
     agentVersion,
   };
   return createHash("sha256").update(JSON.stringify(fixed)).digest("hex").slice(0, 16);

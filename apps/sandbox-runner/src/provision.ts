@@ -5,6 +5,7 @@ import { LABEL } from "./labels";
 import type { RunnerLog } from "./runner-log";
 import { SandboxContainer } from "./sandbox-container";
 import type { SandboxNetworks } from "./sandbox-network";
+import type { SubstrateMirror } from "./substrate-mirror";
 import { WorkspaceDisks } from "./workspace-disks";
 
 /** What provisioning needs from the runner: Docker, the agent, workspaces, the network fence and host limits. */
@@ -13,6 +14,8 @@ export type ProvisionDeps = {
   agent: AgentProgram;
   workspaces: WorkspaceDisks;
   networks: SandboxNetworks;
+  /** Mirrors of agent substrates; null when this runner has none to mount (no database). */
+  substrates: SubstrateMirror | null;
   /** Open files per sandbox process. */
   nofile: number;
   log: RunnerLog;
@@ -22,7 +25,8 @@ export type ProvisionRequest = {
   name: string;
   labels: Record<string, string>;
   environment: EnvironmentConfig;
-  substrateVolume: string | null;
+  /** The agent's substrate mirror (SubstrateMirror name), mounted read-only at /workspace/agent. */
+  substrate: string | null;
   /** Reuse this workspace (a session whose container is gone); otherwise a new one is made. */
   workspace?: string;
 };
@@ -64,7 +68,10 @@ export async function provisionContainer(
         labels: { ...request.labels, [LABEL.kind]: "sandbox", [LABEL.agentVersion]: agent.version },
         environment: request.environment,
         workspacePath: workspaces.mountPath(workspace),
-        substrateVolume: request.substrateVolume,
+        substrateDir:
+          request.substrate === null || deps.substrates === null
+            ? null
+            : deps.substrates.dir(request.substrate),
         agent,
         network,
         nofile: deps.nofile,
@@ -91,22 +98,5 @@ export async function provisionContainer(
         retryable: true,
       },
     );
-  }
-}
-
-/** The substrate volume of an agent: shared by its sessions, read-only in them, never removed here. */
-export async function ensureSubstrateVolume(
-  docker: Docker,
-  name: string,
-  tenantId: string,
-  agentId: string,
-): Promise<void> {
-  try {
-    await docker.getVolume(name).inspect();
-  } catch {
-    await docker.createVolume({
-      Name: name,
-      Labels: { [LABEL.substrate]: agentId, [LABEL.tenant]: tenantId, [LABEL.kind]: "substrate" },
-    });
   }
 }

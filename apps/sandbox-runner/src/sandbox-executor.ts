@@ -14,6 +14,7 @@ import { SUBSTRATE_MOUNT, WORKSPACE } from "./container-spec";
 import type { RunnerLog } from "./runner-log";
 import type { HeldSandbox, SandboxRegistry } from "./sandbox-registry";
 import type { Binding } from "./session-store";
+import type { SubstrateMirror } from "./substrate-mirror";
 import { failure, type ToolOutcome } from "./tools/output-format";
 import { runTool } from "./tools/run-tool";
 import type { ToolContext } from "./tools/tool-context";
@@ -23,6 +24,7 @@ export type SandboxExecutorDeps = {
   journal: CallJournal;
   /** Asked before a call sent as `approved` runs: is its allow really committed? */
   approvals: ApprovalCheck;
+  substrates: SubstrateMirror | null;
   log: RunnerLog;
   /** Brings a stopped or broken sandbox back (the manager's `ensure`, under the session's lock). */
   ensure: (request: SandboxEnsureRequest) => Promise<unknown>;
@@ -72,6 +74,7 @@ export class SandboxExecutor {
               environment,
               callId: request.tool_call_id,
               mounts: mounts(sandbox.binding),
+              substrate: this.substrateOf(sandbox.binding, request),
             },
             request.tool,
             request.input,
@@ -121,6 +124,25 @@ export class SandboxExecutor {
       });
     }
     return revived;
+  }
+
+  /** The agent's substrate for a call of a session whose sandbox mounts it. */
+  private substrateOf(
+    binding: Binding,
+    request: { tool_call_id: string; wake_id?: string | undefined },
+  ): ToolContext["substrate"] {
+    const mirror = this.deps.substrates;
+    if (mirror === null || binding.agent_id === null || binding.substrate_volume === null) return null;
+    return {
+      mirror,
+      scope: { tenantId: binding.tenant_id, agentId: binding.agent_id },
+      author: {
+        kind: "tool",
+        session_id: binding.session_id,
+        wake_id: request.wake_id ?? null,
+        tool_call_id: request.tool_call_id,
+      },
+    };
   }
 
   private async committedAllow(request: {

@@ -98,30 +98,6 @@ describe("provisioning", () => {
     await expect(s.call("ls", {})).rejects.toMatchObject({ code: "sandbox_not_found" });
     expect(fixture.statuses.at(-1)).toMatchObject({ session_id: s.sessionId, status: "closed" });
   });
-
-  it("mounts the agent substrate read-only at /workspace/agent", async () => {
-    const manager = await fixture.manager();
-    const s = new SessionDriver(manager);
-    await s.ensure(`agent_${fixture.runnerId}`);
-    const described = await s.run("sandbox_describe", {});
-    expect(described.result).toMatchObject({
-      mounts: [{ path: "/workspace" }, { path: "/workspace/agent", access: "ro" }],
-    });
-    expect((await s.run("write", { path: "agent/x.txt", content: "no" })).result).toMatchObject({
-      code: "path_read_only",
-    });
-    expect((await s.run("shell_run", { command: "touch /workspace/agent/x 2>&1" })).text).toContain(
-      "Read-only file system",
-    );
-    const substrate = (
-      await fixture.docker.listVolumes({
-        filters: JSON.stringify({ label: [`${LABEL.substrate}=agent_${fixture.runnerId}`] }),
-      })
-    ).Volumes;
-    expect(substrate).toHaveLength(1);
-    await manager.release(s.sessionId);
-    await fixture.docker.getVolume(substrate[0]?.Name ?? "").remove();
-  });
 });
 
 describe("exec policy and idempotency", () => {
@@ -210,7 +186,7 @@ describe("runner restart", () => {
       name: `wl-${fixture.runnerId}-orphan`,
       labels: { [LABEL.runner]: fixture.runnerId, [LABEL.session]: "sesn_never_bound" },
       environment: testEnvironment(),
-      substrateVolume: null,
+      substrate: null,
     });
     expect(await fixture.containers()).toHaveLength(4);
     expect(await fixture.workspaces()).toHaveLength(4);

@@ -25,6 +25,7 @@ import { SandboxStatus } from "./sandbox-status";
 import { SandboxTeardown } from "./sandbox-teardown";
 import { SessionStore } from "./session-store";
 import { ShellStatePersistence } from "./shell-state";
+import type { SubstrateMirror } from "./substrate-mirror";
 import { TenantQuota } from "./tenant-quota";
 import { WarmPool } from "./warm-pool";
 import { WorkspaceDisks } from "./workspace-disks";
@@ -53,6 +54,11 @@ export type SandboxManagerOptions = {
   dnsServers: readonly string[];
   /** Asked before a call sent as `approved` runs: is its allow really committed? */
   approvals: ApprovalCheck;
+  /**
+   * Mirrors agent substrates from Postgres into /workspace/agent and backs the resources_* tools;
+   * null for a runner without them (no substrate is mounted and those tools answer that).
+   */
+  substrates: SubstrateMirror | null;
 };
 
 /** Policy settings apply per call, so an `ensure` with a changed environment updates them in place. */
@@ -96,6 +102,7 @@ export class SandboxManager {
       agent: agentProgram(),
       workspaces: this.workspaces,
       networks,
+      substrates: options.substrates,
       nofile: options.nofile,
       log,
     };
@@ -114,6 +121,7 @@ export class SandboxManager {
       registry: this.registry,
       journal: new CallJournal((sessionId) => this.store.dir(sessionId)),
       approvals: options.approvals,
+      substrates: options.substrates,
       log,
       ensure: (request) => this.ensure(request),
       browsers: this.browsers,
@@ -167,6 +175,7 @@ export class SandboxManager {
       assertSandboxLimits(request.environment, this.options.limits);
       if (sandbox?.status === "ready" && sandbox.container?.connected) {
         this.updateSettings(sandbox, request);
+        await this.syncSubstrate(sandbox);
         sandbox.lastUsedAt = Date.now();
         return this.ensured(sandbox, "existing", transitions);
       }
@@ -175,6 +184,7 @@ export class SandboxManager {
         let provisioning: SandboxProvisioning;
         if (sandbox) {
           this.updateSettings(sandbox, request);
+          await this.syncSubstrate(sandbox);
           provisioning = await this.provisioner.revive(sandbox);
         } else {
           ({ sandbox, provisioning } = await this.provisioner.create(request));
@@ -229,6 +239,25 @@ export class SandboxManager {
   /** Sandboxes bound to sessions (running or idle-stopped), for metrics. */
   heldCount(): number {
     return this.registry.all().length;
+  }
+
+  /** Syncs an agent's mirror when this runner holds a sandbox of that agent (a substrate notice). */
+  async refreshSubstrate(tenantId: string, agentId: string): Promise<void> {
+    if (this.options.substrates === null) return;
+    const held = this.registry
+      .all()
+      .some((sandbox) => sandbox.binding.tenant_id === tenantId && sandbox.binding.agent_id === agentId);
+    if (held) await this.options.substrates.sync({ tenantId, agentId });
+  }
+
+  /**
+   * Every ensure (each wake) brings the agent's mirror to its latest promoted versions, so a promotion
+   * through another runner or a restore through the API reaches this session by its next wake.
+   */
+  private async syncSubstrate(sandbox: HeldSandbox): Promise<void> {
+    const { tenant_id, agent_id, substrate_volume } = sandbox.binding;
+    if (this.options.substrates === null || agent_id === null || substrate_volume === null) return;
+    await this.options.substrates.sync({ tenantId: tenant_id, agentId: agent_id });
   }
 
   private updateSettings(sandbox: HeldSandbox, request: SandboxEnsureRequest): void {

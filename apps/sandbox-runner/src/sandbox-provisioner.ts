@@ -1,8 +1,8 @@
 import type { SandboxEnsureRequest, SandboxProvisioning } from "@wakeloop/contracts";
 import type Docker from "dockerode";
-import { LABEL, sessionContainerName, substrateVolumeName } from "./labels";
+import { LABEL, sessionContainerName } from "./labels";
 import { poolKey } from "./pool-key";
-import { ensureSubstrateVolume, type ProvisionDeps, type Provisioned, provisionContainer } from "./provision";
+import { type ProvisionDeps, type Provisioned, provisionContainer } from "./provision";
 import { reconcile } from "./reconcile";
 import { removeContainer, SandboxContainer } from "./sandbox-container";
 import type { HeldSandbox, SandboxRegistry } from "./sandbox-registry";
@@ -106,7 +106,7 @@ export class SandboxProvisioner {
       name,
       labels: this.labels(binding.session_id, binding.tenant_id),
       environment: binding.environment,
-      substrateVolume: binding.substrate_volume,
+      substrate: binding.substrate_volume,
       ...(workspaceExists ? { workspace: binding.workspace_volume } : {}),
     });
     sandbox.binding = bindingOf(binding, provisioned);
@@ -122,20 +122,19 @@ export class SandboxProvisioner {
   ): Promise<{ sandbox: HeldSandbox; provisioning: SandboxProvisioning }> {
     const { provision, pool, runnerId } = this.deps;
     const environment = request.environment;
-    const substrateVolume = request.agent_id
-      ? substrateVolumeName(request.tenant_id, request.agent_id)
-      : null;
-    if (request.agent_id && substrateVolume) {
-      await ensureSubstrateVolume(this.docker, substrateVolume, request.tenant_id, request.agent_id);
-    }
-    const key = poolKey(environment, substrateVolume, provision.agent.version);
-    if (environment.warm_pool_size > 0) pool.register(key, environment, substrateVolume);
+    // The mirror is synced before the container exists: Docker binds the directory at create time.
+    const substrate =
+      request.agent_id && provision.substrates
+        ? await provision.substrates.sync({ tenantId: request.tenant_id, agentId: request.agent_id })
+        : null;
+    const key = poolKey(environment, substrate, provision.agent.version);
+    if (environment.warm_pool_size > 0) pool.register(key, environment, substrate);
     const bindingBase = {
       tenant_id: request.tenant_id,
       session_id: request.session_id,
       agent_id: request.agent_id ?? null,
       environment,
-      substrate_volume: substrateVolume,
+      substrate_volume: substrate,
     };
     const name = sessionContainerName(runnerId, request.session_id);
     const claimed = pool.claim(key);
@@ -153,7 +152,7 @@ export class SandboxProvisioner {
       name,
       labels: this.labels(request.session_id, request.tenant_id),
       environment,
-      substrateVolume,
+      substrate,
     });
     const sandbox = await this.hold(bindingBase, provisioned);
     this.deps.status.watch(sandbox, await provisioned.container.connect());

@@ -1,6 +1,11 @@
 import type { Bus, ServiceHandle } from "@wakeloop/bus";
-import { type SandboxStatusNotice, WakeloopError } from "@wakeloop/contracts";
-import { pinnedSandboxService, sandboxService, sandboxStatusSubject } from "@wakeloop/sandbox-client";
+import { type SandboxStatusNotice, SubstrateChangedNotice, WakeloopError } from "@wakeloop/contracts";
+import {
+  pinnedSandboxService,
+  sandboxService,
+  sandboxStatusSubject,
+  substrateChangedSubject,
+} from "@wakeloop/sandbox-client";
 import { SandboxManager, type SandboxManagerOptions } from "./sandbox-manager";
 
 export type SandboxServiceOptions = Omit<SandboxManagerOptions, "onStatus"> & {
@@ -17,7 +22,8 @@ export type SandboxRunner = {
  * provision it); `sandbox-<runnerId>` takes every call for sessions this runner holds, which is
  * where clients send them once `ensure` named the runner. A call on the shared subjects for a
  * session this runner does not hold fails with `sandbox_not_found`.
- * Status changes go out as core-NATS notices on `<p>.sandbox.status.<session>`.
+ * Status changes go out as core-NATS notices on `<p>.sandbox.status.<session>`; substrate changes
+ * (`<p>.sandbox.substrate`, from any runner or the gateway) make it sync the agent's mirror.
  */
 export async function startSandboxService(options: SandboxServiceOptions): Promise<SandboxRunner> {
   const { bus, ...managerOptions } = options;
@@ -59,13 +65,36 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     bus.serve(sandboxService, handlers),
     bus.serve(pinnedSandboxService(manager.runnerId), handlers),
   ];
+  const substrateNotices = bus.nc.subscribe(substrateChangedSubject(bus.subjects.prefix), {
+    callback: (error, message) => {
+      if (error) return;
+      const notice = SubstrateChangedNotice.safeParse(parseJson(message.string()));
+      if (!notice.success) {
+        log.warn({ subject: message.subject }, "dropped a substrate notice that is not one");
+        return;
+      }
+      const { tenant_id, agent_id } = notice.data;
+      manager.refreshSubstrate(tenant_id, agent_id).catch((failure: unknown) => {
+        log.warn({ err: failure, agentId: agent_id }, "could not sync the agent's substrate");
+      });
+    },
+  });
   log.info({ runnerId: manager.runnerId }, "sandbox service started");
 
   return {
     manager,
     async stop() {
+      substrateNotices.unsubscribe();
       await Promise.all(handles.map((handle) => handle.stop()));
       await manager.stop();
     },
   };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -19,6 +19,7 @@ export const Binding = z.object({
    * key is the one from when workspaces were Docker volumes, so existing binding files still parse.
    */
   workspace_volume: z.string(),
+  /** The agent substrate mirror (SubstrateMirror name); the key is from when it was a Docker volume. */
   substrate_volume: z.string().nullable(),
   /** The sandbox's own fenced network (removed on release); absent in bindings written before it existed. */
   network: z.string().nullable().default(null),

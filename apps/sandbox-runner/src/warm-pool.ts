@@ -8,7 +8,7 @@ const FILL_RETRY_MS = 5_000;
 
 type Pool = {
   environment: EnvironmentConfig;
-  substrateVolume: string | null;
+  substrate: string | null;
   ready: Provisioned[];
   creating: number;
   /** Last register or claim: a pool nobody asked for in `idleMs` is dropped with its containers. */
@@ -34,18 +34,13 @@ export class WarmPool {
   ) {}
 
   /** Keeps `environment.warm_pool_size` containers ready for this key, when there is room for a pool. */
-  register(
-    key: string,
-    environment: EnvironmentConfig,
-    substrateVolume: string | null,
-    now = Date.now(),
-  ): void {
+  register(key: string, environment: EnvironmentConfig, substrate: string | null, now = Date.now()): void {
     const pool = this.pools.get(key);
     if (pool) {
       pool.environment = environment;
       pool.lastUsedAt = now;
     } else if (this.pools.size < this.limits.maxPools) {
-      this.pools.set(key, { environment, substrateVolume, ready: [], creating: 0, lastUsedAt: now });
+      this.pools.set(key, { environment, substrate, ready: [], creating: 0, lastUsedAt: now });
     } else {
       this.deps.log.warn({ pool: key, maxPools: this.limits.maxPools }, "no room for another warm pool");
       return;
@@ -134,7 +129,7 @@ export class WarmPool {
       name: `wl-${this.runnerId}-p-${randomBytes(6).toString("hex")}`,
       labels: { [LABEL.runner]: this.runnerId, [LABEL.pool]: key },
       environment: pool.environment,
-      substrateVolume: pool.substrateVolume,
+      substrate: pool.substrate,
     });
     try {
       await entry.container.connect();

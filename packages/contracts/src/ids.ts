@@ -23,6 +23,7 @@ export const ID_PREFIX = {
   reminder: "rmd",
   scheduledTask: "stask",
   memoryVersion: "memv",
+  substrateVersion: "subv",
   outcome: "outc",
   agentCode: "acode",
 } as const;

@@ -9,6 +9,7 @@ export * from "./ids";
 export * from "./json-schema";
 export * from "./memory";
 export * from "./provider-credentials";
+export * from "./resources";
 export * from "./sandbox";
 export * from "./sandbox-agent";
 export * from "./schedules";

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { browserToolInputs } from "./browser-tools";
 
 export * from "./browser-tools";
+import { resourceToolInputs } from "./resources";
 
 // Inputs of the model-facing tools that run in a session's sandbox ("hand"). The tool runtime turns
 // them into ToolDefinitions; the sandbox-runner validates every call against the same schemas.
@@ -253,6 +254,7 @@ export const sandboxToolInputs = {
   sandbox_execute: SandboxExecuteInput,
   run_sandbox_code: RunSandboxCodeInput,
   ...browserToolInputs,
+  ...resourceToolInputs,
 } as const;
 
 export type SandboxToolName = keyof typeof sandboxToolInputs;

@@ -41,6 +41,8 @@ export const SandboxExecuteRequest = z.object({
   tool_call_id: Id,
   tool: SandboxToolName,
   input: z.unknown(),
+  /** The wake that made the call: the author of what it writes to the agent's substrate. */
+  wake_id: Id.optional(),
   /** Set by the harness once a `user.tool_confirmation{result:"allow"}` for this call is committed. */
   approved: z.boolean().default(false),
 });
@@ -98,6 +100,10 @@ export const SandboxDescribeResponse = z.object({
   environment: EnvironmentConfig.nullable(),
 });
 export type SandboxDescribeResponse = z.infer<typeof SandboxDescribeResponse>;
+
+/** Core-NATS notice on `<p>.sandbox.substrate`: the agent's substrate has a new latest version. */
+export const SubstrateChangedNotice = z.object({ tenant_id: Id, agent_id: Id });
+export type SubstrateChangedNotice = z.infer<typeof SubstrateChangedNotice>;
 
 /** Core-NATS notice on `<p>.sandbox.status.<session>` whenever a sandbox changes status. */
 export const SandboxStatusNotice = z.object({

@@ -301,6 +301,35 @@ export interface OutcomesTable {
   created_at: CreatedAt;
 }
 
+/** One immutable version of a file of an agent's substrate (/workspace/agent). */
+export interface SubstrateVersionsTable {
+  id: string;
+  tenant_id: string;
+  agent_id: string;
+  path: string;
+  content: string;
+  content_hash: string;
+  size_bytes: number;
+  restored_from_version_id: string | null;
+  author_kind: "tool" | "api" | "harness";
+  author_session_id: string | null;
+  author_wake_id: string | null;
+  author_tool_call_id: string | null;
+  author_api_key_id: string | null;
+  created_at: CreatedAt;
+}
+
+/** Each substrate file's latest version. */
+export interface SubstrateFilesTable {
+  tenant_id: string;
+  agent_id: string;
+  path: string;
+  current_version_id: string;
+  content_hash: string;
+  size_bytes: number;
+  updated_at: Generated<Date>;
+}
+
 /** One graded attempt at an outcome, numbered per outcome from 1. */
 export interface OutcomeEvaluationsTable {
   tenant_id: string;
@@ -370,6 +399,8 @@ export interface Database {
   outcome_evaluations: OutcomeEvaluationsTable;
   agent_code: AgentCodeTable;
   agent_code_versions: AgentCodeVersionsTable;
+  substrate_versions: SubstrateVersionsTable;
+  substrate_files: SubstrateFilesTable;
 }
 
 export type WakeRow = Selectable<WakesTable>;

@@ -75,6 +75,7 @@ export {
   renewLeases,
 } from "./lease";
 export {
+  contentHash,
   listMemoryEntries,
   listMemoryStores,
   listMemoryVersions,
@@ -158,6 +159,19 @@ export {
   spawnChildSession,
   surfaceChildApprovals,
 } from "./sub-sessions";
+export {
+  listSubstrateFiles,
+  listSubstrateVersions,
+  readSubstrateFile,
+  readSubstrateVersion,
+  restoreSubstrateVersion,
+  type SubstrateLimits,
+  type SubstrateRestore,
+  type SubstrateWrite,
+  type SubstrateWriteResult,
+  substrateContents,
+  writeSubstrateFile,
+} from "./substrate-store";
 export { scopeTransaction, withTenant } from "./tenant-scope";
 export { markToolCallRunning, startedToolCalls } from "./tool-calls";
 export { type ClaimWakesInput, claimWakesToPublish, tenantsWithHeldWakes } from "./wake-dispatch";

@@ -75,7 +75,8 @@ export interface MemoryHit {
   match: "full_text" | "trigram";
 }
 
-function contentHash(content: string): string {
+/** The hash every stored version carries: `sha256:<hex>` of the UTF-8 content. */
+export function contentHash(content: string): string {
   return `sha256:${createHash("sha256").update(content).digest("hex")}`;
 }
 

@@ -51,6 +51,8 @@ describe("migrations", () => {
         "session_events",
         "sessions",
         "spans",
+        "substrate_files",
+        "substrate_versions",
         "tenants",
         "tool_batches",
         "tool_calls",

@@ -43,6 +43,8 @@ export interface SandboxClient {
     tool: SandboxToolName;
     input: unknown;
     approved?: boolean;
+    /** The wake making the call: the author of what it writes to the agent's substrate. */
+    wakeId?: string;
     signal?: AbortSignal;
   }): Promise<SandboxExecuteResponse>;
   /** Removes the session's container, workspace and records (session terminated). */
@@ -99,7 +101,7 @@ export function createSandboxClient(
       return response;
     },
 
-    async execute({ tenantId, sessionId, toolCallId, tool, input, approved, signal }) {
+    async execute({ tenantId, sessionId, toolCallId, tool, input, approved, wakeId, signal }) {
       const service = serviceFor(sessionId);
       const timeoutMs = routes.get(sessionId)?.timeoutMs ?? defaultExecuteTimeoutMs;
       const onAbort = () => {
@@ -125,6 +127,7 @@ export function createSandboxClient(
             tool,
             input,
             approved: approved ?? false,
+            ...(wakeId !== undefined && { wake_id: wakeId }),
           },
           { timeoutMs },
         );

@@ -1,4 +1,4 @@
-import { defineService } from "@wakeloop/bus";
+import { type Bus, defineService } from "@wakeloop/bus";
 import {
   SandboxCancelRequest,
   SandboxCancelResponse,
@@ -10,6 +10,7 @@ import {
   SandboxExecuteResponse,
   SandboxReleaseRequest,
   SandboxReleaseResponse,
+  type SubstrateChangedNotice,
 } from "@wakeloop/contracts";
 
 const actions = {
@@ -38,4 +39,24 @@ export function pinnedSandboxService(runnerId: string) {
 /** Core-NATS subject of sandbox status notices (`SandboxStatusNotice`). */
 export function sandboxStatusSubject(prefix: string, sessionId: string): string {
   return `${prefix}.sandbox.status.${sessionId}`;
+}
+
+/**
+ * Core-NATS subject of `SubstrateChangedNotice`: an agent's substrate got a new version (a promotion
+ * or a restore), so every runner holding a sandbox of that agent syncs its mirror of /workspace/agent.
+ */
+export function substrateChangedSubject(prefix: string): string {
+  return `${prefix}.sandbox.substrate`;
+}
+
+/**
+ * Tells the runners an agent's substrate changed. Best effort, like status notices: a runner that
+ * misses it still syncs at its next `ensure` of a session of that agent.
+ */
+export function announceSubstrateChange(
+  bus: Pick<Bus, "nc" | "subjects">,
+  scope: { tenantId: string; agentId: string },
+): void {
+  const notice: SubstrateChangedNotice = { tenant_id: scope.tenantId, agent_id: scope.agentId };
+  bus.nc.publish(substrateChangedSubject(bus.subjects.prefix), JSON.stringify(notice));
 }

@@ -13,6 +13,10 @@ import type {
   Session,
   SessionEvent,
   SessionStatus,
+  SubstrateFileList,
+  SubstrateVersion,
+  SubstrateVersionList,
+  SubstrateVersionWithContent,
   TraceResponse,
   UiComponent,
   UpdateAgentRequest,
@@ -152,6 +156,24 @@ export function createClient(options: ClientOptions) {
         call<ScheduledTask>("POST", `/v1/agents/${agentId}/scheduled_tasks/${taskId}/disable`),
       cancel: (agentId: string, taskId: string) =>
         call<{ id: string; deleted: true }>("DELETE", `/v1/agents/${agentId}/scheduled_tasks/${taskId}`),
+    },
+    /** The agent's versioned substrate, mounted read-only at /workspace/agent in its sandboxes. */
+    resources: {
+      list: (agentId: string) => call<SubstrateFileList>("GET", `/v1/agents/${agentId}/resources`),
+      /** A file's versions, newest first. */
+      versions: (agentId: string, path: string, limit?: number) =>
+        call<SubstrateVersionList>(
+          "GET",
+          `/v1/agents/${agentId}/resources/versions${queryString({ path, limit })}`,
+        ),
+      version: (agentId: string, versionId: string) =>
+        call<SubstrateVersionWithContent>("GET", `/v1/agents/${agentId}/resources/versions/${versionId}`),
+      /** Makes the version's content the file's new latest version; `expected_version_id` guards a race. */
+      restore: (agentId: string, versionId: string, options: { expected_version_id?: string } = {}) =>
+        call<SubstrateVersion>("POST", `/v1/agents/${agentId}/resources/restore`, {
+          version_id: versionId,
+          ...options,
+        }),
     },
     sessions: {
       create: (body: CreateSessionRequest) => call<Session>("POST", "/v1/sessions", body),

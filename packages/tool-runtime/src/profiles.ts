@@ -20,6 +20,7 @@ export const STANDARD_GROUPS = [
   "messaging",
   "outcomes",
   "permissions",
+  "resources",
   "runtime",
   "self",
   "sessions",
@@ -32,8 +33,8 @@ export const STANDARD_GROUPS = [
 /**
  * Tool profiles (openclaw §5), as selector lists over managed tools:
  * - `minimal`: only the permission views — the model can see why it cannot act, and nothing else.
- * - `coding`: files, shell and processes, sub-sessions, memory, agent state, ask_user, permission views,
- *   outcomes and their evaluator.
+ * - `coding`: files, shell and processes, the agent's versioned substrate (resources), sub-sessions,
+ *   memory, agent state, ask_user, permission views, outcomes and their evaluator.
  * - `messaging`: talking to the user and to other sessions, plus the permission views.
  * - `full`: every managed tool.
  * Profiles filter managed tools only: custom and MCP tools were configured on purpose by the agent, so
@@ -44,6 +45,7 @@ export const TOOL_PROFILES: Readonly<Record<ToolProfile, readonly string[]>> = {
   coding: [
     "group:fs",
     "group:runtime",
+    "group:resources",
     "group:sessions",
     "group:memory",
     "group:state",

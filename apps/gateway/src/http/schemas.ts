@@ -18,9 +18,14 @@ import {
   ProviderCredentialList,
   PutMemoryEntryRequest,
   PutProviderCredentialRequest,
+  RestoreResourceRequest,
   RollbackAgentRequest,
   ScheduledTaskList,
   SessionPage,
+  SubstrateFileList,
+  SubstrateVersion,
+  SubstrateVersionList,
+  SubstrateVersionWithContent,
   TraceResponse,
   UiComponent,
 } from "@wakeloop/contracts";
@@ -56,6 +61,11 @@ export const gatewaySchemas = {
   MemoryVersionList,
   PutMemoryEntryRequest,
   UiComponent,
+  SubstrateFileList,
+  SubstrateVersion,
+  SubstrateVersionList,
+  SubstrateVersionWithContent,
+  RestoreResourceRequest,
 } as const;
 
 export type GatewaySchemaName = keyof typeof gatewaySchemas;

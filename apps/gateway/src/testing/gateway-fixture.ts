@@ -10,7 +10,9 @@ import {
   memoryLimits,
   type SandboxLimits,
   SandboxLimitsEnv,
+  SubstrateLimitsEnv,
   sandboxLimits,
+  substrateLimits,
 } from "@wakeloop/service-kit";
 import { createLogger } from "@wakeloop/telemetry";
 import {
@@ -119,6 +121,7 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
       credentialKeys: options.credentialKeys ?? [{ id: "test", key: randomBytes(32) }],
       sandboxLimits: options.sandboxLimits ?? sandboxLimits(SandboxLimitsEnv.parse({})),
       memoryLimits: memoryLimits(MemoryLimitsEnv.parse({})),
+      substrateLimits: substrateLimits(SubstrateLimitsEnv.parse({})),
     },
   });
   const port = await server.listen(0, "127.0.0.1");

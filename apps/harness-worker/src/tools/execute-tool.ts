@@ -19,6 +19,9 @@ import { runWebTool } from "./web-tools";
 /** Runs one allowed call on its executor. Throws only for failures of our own machinery. */
 export async function executeTool(ctx: ToolContext, call: RunnableCall): Promise<ToolOutcome> {
   const { view } = ctx;
+  // Checked again here, not only at planning: an outcome may have been defined since the plan.
+  const refusal = await evaluatorGate(ctx.db, sessionScope(ctx), call.tool.name);
+  if (refusal !== null) return errorOutcome(refusal);
   if (call.tool.ownership === "agent") return runAgentDefinedTool(ctx, call);
   switch (call.tool.executor) {
     case "inline":
@@ -38,6 +41,7 @@ export async function executeTool(ctx: ToolContext, call: RunnableCall): Promise
         tool: tool.data,
         input: call.input,
         approved: call.approved === true,
+        wakeId: ctx.writer.wakeId,
         ...(call.tool.interruptBehavior === "cancel" && { signal: ctx.signal }),
       });
       if (result.outcome === "needs_approval") {
@@ -54,8 +58,6 @@ export async function executeTool(ctx: ToolContext, call: RunnableCall): Promise
       if (ctx.memory === null || !tool.success) {
         return errorOutcome(`tool ${call.tool.name} cannot run: this worker has no memory service`);
       }
-      const refusal = await evaluatorGate(ctx.db, sessionScope(ctx), call.tool.name);
-      if (refusal !== null) return errorOutcome(refusal);
       const result = await ctx.memory.execute({
         tenant_id: view.tenantId,
         agent_id: view.agentId,

@@ -31,7 +31,11 @@ import { errorOutcome, jsonOutcome, type ToolOutcome } from "./tool-outcome";
 const POSTURE_ATTEMPTS = 2;
 
 /** Tools whose writes reach beyond this session; gated on the evaluator while an outcome is active. */
-export const EVALUATOR_GATED_TOOLS: ReadonlySet<string> = new Set(["memory_promote_note"]);
+export const EVALUATOR_GATED_TOOLS: ReadonlySet<string> = new Set([
+  "memory_promote_note",
+  "resources_promote_to_substrate",
+  "resources_restore_version",
+]);
 
 export interface OutcomePosture {
   outcome_id: string;

@@ -27,6 +27,8 @@ export async function ensureSandbox(
       tenantId: view.tenantId,
       sessionId: view.sessionId,
       environment: view.environment.spec.config,
+      // The agent's substrate is mounted read-only at /workspace/agent (and brought up to date).
+      agentId: view.agentId,
     });
     await writer.write({ events: [{ type: "sandbox.status", status: ensured.status }] });
   } catch (error) {

@@ -37,6 +37,8 @@ export function testRunnerSettings() {
     maxPools: 8,
     dnsServers: [],
     approvals: testApprovals,
+    // Tests of substrates pass a SubstrateMirror over their own test database.
+    substrates: null,
   } satisfies Partial<SandboxManagerOptions>;
 }
 
@@ -81,6 +83,7 @@ export class RunnerFixture {
       agent: agentProgram(),
       workspaces: new WorkspaceDisks(this.stateDir, silent),
       networks: new SandboxNetworks(this.docker, this.runnerId, firewall),
+      substrates: null,
       nofile: 1_024,
       log: silent,
     };

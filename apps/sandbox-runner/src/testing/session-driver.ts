@@ -23,7 +23,6 @@ export const testApprovals: ApprovalCheck = async ({ tenantId, sessionId, toolCa
 
 /** Drives one session's sandbox the way the harness does: ensure, then tool calls with fresh ids. */
 export class SessionDriver {
-  readonly tenantId = "tnt_test";
   private calls = 0;
   private readonly callPrefix = randomBytes(4).toString("hex");
 
@@ -31,6 +30,8 @@ export class SessionDriver {
     readonly manager: SandboxManager,
     readonly sessionId = `sesn_${randomBytes(6).toString("hex")}`,
     readonly environment: EnvironmentConfig = testEnvironment(),
+    /** A tenant of the test's database when the runner reads Postgres (substrates). */
+    readonly tenantId = "tnt_test",
   ) {}
 
   ensure(agentId?: string) {

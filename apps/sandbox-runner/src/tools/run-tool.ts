@@ -17,6 +17,14 @@ import { editTool, globTool, lsTool, readTool, writeTool } from "./file-tools";
 import { failure, type ToolOutcome, workspaceFullMessage } from "./output-format";
 import { applyPatchTool } from "./patch-tool";
 import { processTool } from "./process-tool";
+import {
+  compareTool,
+  listVersionsTool,
+  promoteTool,
+  readVersionTool,
+  restoreTool,
+  stageTool,
+} from "./resource-tools";
 import { sandboxDescribeTool, sandboxExecuteTool } from "./sandbox-execute";
 import {
   shellCloseTool,
@@ -76,6 +84,12 @@ const handlers: Handlers = {
   browser_close: browserCloseTool,
   browser: (ctx, input) => browserActionTool(input, (tool, args) => runTool(ctx, tool, args)),
   sandbox_execute: (ctx, input) => sandboxExecuteTool(ctx, input, (tool, args) => runTool(ctx, tool, args)),
+  resources_stage_from_substrate: stageTool,
+  resources_list_versions: listVersionsTool,
+  resources_read_version: readVersionTool,
+  resources_restore_version: restoreTool,
+  resources_compare_with_substrate: compareTool,
+  resources_promote_to_substrate: promoteTool,
 };
 
 /**

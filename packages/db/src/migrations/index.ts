@@ -19,6 +19,7 @@ import * as m0017 from "./0017-retrieval";
 import * as m0019 from "./0019-outcomes";
 import * as m0020 from "./0020-agent-code";
 import * as m0021 from "./0021-session-model";
+import * as m0022 from "./0022-substrate-resources";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -45,4 +46,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0019-outcomes": m0019,
   "0020-agent-code": m0020,
   "0021-session-model": m0021,
+  "0022-substrate-resources": m0022,
 };

@@ -6,6 +6,7 @@ import { memoryTools } from "./memory";
 import { navigationTools } from "./navigation";
 import { outcomeTools } from "./outcomes";
 import { permissionTools } from "./permissions";
+import { resourceTools } from "./resources";
 import { sandboxTools } from "./sandbox";
 import { selfEditTools } from "./self-edit";
 import { stateTools } from "./state";
@@ -24,6 +25,7 @@ export const managedTools: readonly ToolDefinition[] = [
   ...uiTools,
   ...permissionTools,
   ...sandboxTools,
+  ...resourceTools,
   ...timeTools,
   ...memoryTools,
   ...selfEditTools,

@@ -1,11 +1,13 @@
 import { BrowserToolName, SandboxToolName, ToolDefinition } from "@wakeloop/contracts";
 import { describe, expect, it } from "vitest";
+import { resourceTools } from "./resources";
 import { sandboxTools } from "./sandbox";
 
 describe("sandbox tool definitions", () => {
   it("define every sandbox tool once, as a valid definition run by the sandbox once it is ready", () => {
-    expect(sandboxTools.map((tool) => tool.name).sort()).toEqual([...SandboxToolName.options].sort());
-    for (const tool of sandboxTools) {
+    const all = [...sandboxTools, ...resourceTools];
+    expect(all.map((tool) => tool.name).sort()).toEqual([...SandboxToolName.options].sort());
+    for (const tool of all) {
       expect(ToolDefinition.safeParse(tool).error?.issues ?? [], tool.name).toEqual([]);
       expect(tool).toMatchObject({
         executor: "sandbox",
@@ -43,5 +45,28 @@ describe("sandbox tool definitions", () => {
       browser_type: false,
       browser_evaluate: false,
     });
+  });
+
+  it("put the resources tools in their own family: promotion asks, every write is keyed by its path", () => {
+    const byName = new Map(resourceTools.map((tool) => [tool.name, tool]));
+    expect(resourceTools.every((tool) => tool.group === "resources" && tool.idempotent)).toBe(true);
+    expect(
+      resourceTools.filter((tool) => tool.permissionPolicy === "always_ask").map((tool) => tool.name),
+    ).toEqual(["resources_promote_to_substrate"]);
+    expect(byName.get("resources_promote_to_substrate")).toMatchObject({
+      readOnly: false,
+      parallelism: { parallelSafe: false, resourceKey: "substrate:{path}" },
+    });
+    expect(byName.get("resources_compare_with_substrate")).toMatchObject({
+      readOnly: true,
+      parallelism: { parallelSafe: true },
+    });
+    // The reference's names for the optimistic preconditions.
+    expect(Object.keys(byName.get("resources_promote_to_substrate")?.inputSchema.properties ?? {})).toEqual([
+      "path",
+      "workspacePath",
+      "expectedVersionId",
+      "expectedContentHash",
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import {
+  type ResourceToolName,
   type SandboxToolName,
   sandboxToolInputs,
   type ToolDefinition,
@@ -20,7 +21,10 @@ type Traits = {
   resourceKey?: string;
 };
 
-const traits: Record<SandboxToolName, Traits> = {
+/** The resources_* tools run in the sandbox too, but are defined with their own family in resources.ts. */
+type HandToolName = Exclude<SandboxToolName, ResourceToolName>;
+
+const traits: Record<HandToolName, Traits> = {
   read: {
     description:
       "Read a text file from the sandbox workspace. Returns numbered lines; page with offset/limit (lines). " +
@@ -346,7 +350,7 @@ const traits: Record<SandboxToolName, Traits> = {
   },
 };
 
-function definition(name: SandboxToolName): ToolDefinition {
+function definition(name: HandToolName): ToolDefinition {
   const t = traits[name];
   const readOnly = !t.effects.some((effect) => effect === "write" || effect === "state");
   return {
@@ -369,4 +373,4 @@ function definition(name: SandboxToolName): ToolDefinition {
 }
 
 /** The tools executed by the session's sandbox (executor "sandbox"), in a stable order. */
-export const sandboxTools: ToolDefinition[] = (Object.keys(traits) as SandboxToolName[]).map(definition);
+export const sandboxTools: ToolDefinition[] = (Object.keys(traits) as HandToolName[]).map(definition);
