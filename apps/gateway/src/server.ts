@@ -21,6 +21,7 @@ import { createStreamSlots } from "./quotas/stream-slots";
 import { sessionRoutes } from "./sessions/session-routes";
 import { streamRoute } from "./stream/stream-route";
 import { toolsRoute } from "./tools/tools-route";
+import { vaultRoutes } from "./vault/vault-routes";
 
 export interface GatewayServer {
   /** Starts accepting requests; resolves with the bound port (useful with port 0). */
@@ -37,6 +38,7 @@ export function gatewayRoutes(deps: RouteDeps): Route[] {
     ...scheduledTaskRoutes(deps),
     ...memoryRoutes(deps),
     ...providerCredentialRoutes(deps),
+    ...vaultRoutes(deps),
     ...environmentRoutes(deps),
     ...sessionRoutes(deps),
     ...eventRoutes(deps),

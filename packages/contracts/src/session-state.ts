@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ExecEvaluation, SandboxStatusValue, StopReason, TerminationReason } from "./events";
 import { Id, Metadata } from "./ids";
+import { McpServerListing } from "./mcp";
 import { Budget, TokenUsage } from "./usage";
 
 export const SessionStatus = z.enum(["idle", "running", "rescheduling", "terminated"]);
@@ -49,5 +50,7 @@ export const SessionState = z.object({
   interrupt_requested: z.boolean(),
   sandbox_status: SandboxStatusValue.nullable(),
   child_session_ids: z.array(Id),
+  /** The last `mcp.tools_listed`: the session's MCP tools come from here. Older projections: none. */
+  mcp_servers: z.array(McpServerListing).default([]),
 });
 export type SessionState = z.infer<typeof SessionState>;

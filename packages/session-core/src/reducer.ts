@@ -32,6 +32,7 @@ export function initialSessionState(init: SessionInit): SessionState {
     interrupt_requested: false,
     sandbox_status: null,
     child_session_ids: [],
+    mcp_servers: [],
   };
 }
 
@@ -83,6 +84,8 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
       return settle(next, event.tool_use_id);
     case "agent.mcp_tool_result":
       return settle(next, event.mcp_tool_use_id);
+    case "mcp.tools_listed":
+      return { ...next, mcp_servers: event.servers };
     case "agent.message":
     case "agent.thinking":
     case "span.model_request_end":

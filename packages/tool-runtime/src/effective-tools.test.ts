@@ -53,6 +53,7 @@ describe("verification matrix (aos P7)", () => {
         ...SPAWN_ALIASES,
         "wait_for_sessions",
         ...outcomeTools.map((tool) => tool.name),
+        "vault_list",
       ].sort(),
     );
   });

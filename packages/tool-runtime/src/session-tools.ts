@@ -1,6 +1,13 @@
-import type { AgentSpec, SandboxStatusValue, ToolPolicy } from "@wakeloop/contracts";
-import type { EffectiveToolSet } from "./effective-tool-set";
+import type {
+  AgentSpec,
+  McpServerListing,
+  McpServerSpec,
+  SandboxStatusValue,
+  ToolPolicy,
+} from "@wakeloop/contracts";
+import { type EffectiveToolSet, sortExclusions } from "./effective-tool-set";
 import { computeEffectiveTools, toolProviderOf } from "./effective-tools";
+import { mcpToolDefinitions, sessionMcpServers } from "./mcp-tools";
 import { agentToolRegistry } from "./registry";
 
 /** The platform-wide tool settings every service that computes a session's tools must share. */
@@ -17,8 +24,12 @@ export interface PlatformToolSettings {
  * whether the memory service answers.
  */
 export interface SessionToolInputs {
-  agent: Pick<AgentSpec, "model" | "tools" | "tool_policy">;
+  agent: Pick<AgentSpec, "model" | "tools" | "tool_policy" | "mcp_servers">;
   environmentPolicy: ToolPolicy | null;
+  /** The environment's own MCP servers (none without an environment). */
+  environmentMcpServers: readonly McpServerSpec[];
+  /** The session's last `mcp.tools_listed` (`state.mcp_servers`). */
+  mcpListings: readonly McpServerListing[];
   /** 0 for a root session, its parent's + 1 for a sub-session. */
   depth: number;
   /** Sub-sessions it has spawned (`state.child_session_ids`). */
@@ -36,9 +47,11 @@ export function sessionEffectiveTools(
   session: SessionToolInputs,
   settings: PlatformToolSettings,
 ): EffectiveToolSet {
-  return computeEffectiveTools(
+  const attached = sessionMcpServers(session.agent.mcp_servers, session.environmentMcpServers);
+  const mcp = mcpToolDefinitions(attached.servers, session.mcpListings);
+  const effective = computeEffectiveTools(
     {
-      registry: agentToolRegistry(session.agent),
+      registry: agentToolRegistry(session.agent, { mcpTools: mcp.tools }),
       globalPolicy: settings.globalToolPolicy,
       agent: session.agent,
       environmentPolicy: session.environmentPolicy,
@@ -51,4 +64,9 @@ export function sessionEffectiveTools(
     },
     { sandboxStatus: session.sandboxStatus, memoryReady: session.memoryReady, webSearch: settings.webSearch },
   );
+  if (attached.excluded.length === 0 && mcp.excluded.length === 0) return effective;
+  return {
+    tools: effective.tools,
+    excluded: sortExclusions([...effective.excluded, ...attached.excluded, ...mcp.excluded]),
+  };
 }

@@ -18,10 +18,13 @@ import {
   ProviderCredentialList,
   PutMemoryEntryRequest,
   PutProviderCredentialRequest,
+  PutVaultSecretRequest,
   RollbackAgentRequest,
   ScheduledTaskList,
   SessionPage,
   TraceResponse,
+  VaultSecret,
+  VaultSecretList,
 } from "@wakeloop/contracts";
 import { EffectiveToolSet } from "@wakeloop/tool-runtime";
 
@@ -46,6 +49,9 @@ export const gatewaySchemas = {
   PutProviderCredentialRequest,
   ProviderCredential,
   ProviderCredentialList,
+  PutVaultSecretRequest,
+  VaultSecret,
+  VaultSecretList,
   ScheduledTaskList,
   DeletedScheduledTask,
   MemoryStoreList,

@@ -11,6 +11,7 @@ import { stateTools } from "./state";
 import { subSessionTools } from "./sub-sessions";
 import { timeTools } from "./time";
 import { uiTools } from "./ui";
+import { vaultTools } from "./vault";
 import { webTools } from "./web";
 
 /**
@@ -31,4 +32,5 @@ export const managedTools: readonly ToolDefinition[] = [
   ...dataTools,
   ...subSessionTools,
   ...outcomeTools,
+  ...vaultTools,
 ];
