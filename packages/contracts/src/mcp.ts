@@ -29,13 +29,23 @@ export const VaultSecretRef = z.strictObject({
 });
 export type VaultSecretRef = z.infer<typeof VaultSecretRef>;
 
-const HeaderName = z
-  .string()
-  .regex(/^[A-Za-z0-9-]{1,100}$/, "header names are letters, digits and -")
-  .refine(
-    (name) => !["host", "content-length", "connection", "transfer-encoding"].includes(name.toLowerCase()),
-    "this header is set by the HTTP client",
-  );
+const HeaderName = z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "header names are letters, digits and -");
+const CLIENT_HEADERS = new Set([
+  "host",
+  "content-length",
+  "connection",
+  "transfer-encoding",
+  "mcp-session-id",
+]);
+
+/** Headers sent with every request to the server, each value from the vault. */
+const McpHeaders = z.record(HeaderName, VaultSecretRef).superRefine((headers, ctx) => {
+  for (const name of Object.keys(headers)) {
+    if (CLIENT_HEADERS.has(name.toLowerCase())) {
+      ctx.addIssue({ code: "custom", path: [name], message: "this header is set by the HTTP client" });
+    }
+  }
+});
 
 /**
  * An MCP server over streamable HTTP, reached by the harness worker through the egress guard. Header
@@ -45,7 +55,7 @@ export const McpServerSpec = z.strictObject({
   type: z.literal("url"),
   name: McpServerName,
   url: z.url({ protocol: /^https?$/, error: "an http(s) URL" }),
-  headers: z.record(HeaderName, VaultSecretRef).default({}),
+  headers: McpHeaders.default({}),
   /** Every tool of the server asks first unless the agent says otherwise. */
   permission_policy: PermissionPolicy.default("always_ask"),
   /** One tool call, from request to result; listing the tools has its own platform limit. */
