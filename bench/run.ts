@@ -12,7 +12,7 @@ import { runSessionBench } from "./session-bench";
 import { runSubSessionBench } from "./sub-session-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval]; `--only console`
+// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,mcp,agentsql,subsessions,retrieval]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `session` is the platform end to end: zero-latency loops and dispatch (session-bench.ts), then the
 // I/O-bound load of issue #9, one worker and two (concurrency-bench.ts). Each figure with a target in
@@ -32,7 +32,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval",
+        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,mcp,agentsql,subsessions,retrieval",
     },
   },
 });
@@ -226,6 +226,19 @@ if (only.has("web")) {
   value(
     "  web_fetch HTML overhead over plain fetch, p50 / p99 (ms)",
     `${ms(web.htmlOverheadMs.p50)} / ${ms(web.htmlOverheadMs.p99)}`,
+    "reported",
+  );
+}
+
+if (only.has("mcp")) {
+  const { runMcpBench } = await import("../apps/harness-worker/bench/mcp-bench");
+  const mcp = await runMcpBench(values.quick ? { calls: 100 } : {});
+  results.mcp = mcp;
+  latency("mcp: SDK client alone, echo tool (ms)", mcp.directMs);
+  latency("mcp: worker path (egress guard, vault header, content) (ms)", mcp.workerMs);
+  value(
+    "  MCP call overhead over a direct call, p50 / p99 (ms)",
+    `${ms(mcp.overheadMs.p50)} / ${ms(mcp.overheadMs.p99)}`,
     "reported",
   );
 }
