@@ -5,12 +5,18 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { McpServerSpec } from "@wakeloop/contracts";
 import { createGuardedFetch } from "@wakeloop/egress";
 import { CredentialCipher, putVaultSecret } from "@wakeloop/provider-credentials";
-import { createTestDatabase, type LatencySummary, startMcpFixture, summarize } from "@wakeloop/testing";
+import {
+  createTestDatabase,
+  type LatencySummary,
+  measureLatency,
+  round2,
+  startMcpFixture,
+} from "@wakeloop/testing";
 import { WakeMcpClients } from "../src/tools/mcp/mcp-clients";
 
 /*
  * MCP tool call overhead (issue #12):   npx tsx apps/harness-worker/bench/mcp-bench.ts [calls]
- * The same `echo` call to a local MCP server built with the official SDK, sequentially after a warm-up,
+ * The same `echo` call to a local MCP server built with the official SDK, sequentially after a warm-up (`measureLatency`),
  * two ways on one connection each: the SDK client alone (the floor) and the worker's path (the egress
  * guard's fetch, the vault's credential header, the result turned into content). The overhead is the
  * difference; the wake's own machinery around a call (plan, ledger, commits) is the session bench's.
@@ -22,17 +28,6 @@ export interface McpBenchResult {
   workerMs: LatencySummary;
   /** p50 and p99 of the worker's path minus those of the direct call. */
   overheadMs: { p50: number; p99: number };
-}
-
-async function timed(calls: number, once: () => Promise<unknown>): Promise<LatencySummary> {
-  for (let index = 0; index < 20; index++) await once();
-  const samples: number[] = [];
-  for (let index = 0; index < calls; index++) {
-    const start = performance.now();
-    await once();
-    samples.push(performance.now() - start);
-  }
-  return summarize(samples);
 }
 
 export async function runMcpBench(options: { calls?: number } = {}): Promise<McpBenchResult> {
@@ -78,18 +73,17 @@ export async function runMcpBench(options: { calls?: number } = {}): Promise<Mcp
       }),
     );
     const signal = new AbortController().signal;
-    const directMs = await timed(calls, () =>
+    const directMs = await measureLatency(calls, () =>
       direct.callTool({ name: "echo", arguments: { text: "bench" } }),
     );
-    const workerMs = await timed(calls, () =>
+    const workerMs = await measureLatency(calls, () =>
       worker.call("bench", { tool: "echo", input: { text: "bench" }, idempotent: true }, signal),
     );
-    const diff = (a: number, b: number) => Math.round((a - b) * 100) / 100;
     return {
       calls,
       directMs,
       workerMs,
-      overheadMs: { p50: diff(workerMs.p50, directMs.p50), p99: diff(workerMs.p99, directMs.p99) },
+      overheadMs: { p50: round2(workerMs.p50 - directMs.p50), p99: round2(workerMs.p99 - directMs.p99) },
     };
   } finally {
     await direct.close();

@@ -52,6 +52,7 @@ describe("migrations", () => {
         "tenants",
         "tool_batches",
         "tool_calls",
+        "vault_secrets",
         "wakes",
       ]);
 

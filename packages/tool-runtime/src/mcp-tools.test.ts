@@ -162,18 +162,15 @@ describe("mcpToolDefinitions", () => {
 });
 
 describe("MCP schemas per provider (the cases OpenClaw reports breaking)", () => {
+  // draft-07 `definitions` and an `anyOf` here; the e2e fixture's tool has `$defs` and `oneOf`.
   const schema = {
     type: "object",
-    $defs: {
-      id: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
-      email: {
-        type: "object",
-        properties: { email: { type: "string", format: "email" } },
-        required: ["email"],
-      },
+    definitions: {
+      byId: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
+      byEmail: { properties: { email: { type: "string", format: "email" } }, required: ["email"] },
     },
     properties: {
-      by: { oneOf: [{ $ref: "#/$defs/id" }, { $ref: "#/$defs/email" }] },
+      by: { anyOf: [{ $ref: "#/definitions/byId" }, { $ref: "#/definitions/byEmail" }] },
       when: { type: "string", format: "date" },
       anything: {},
     },
@@ -183,13 +180,13 @@ describe("MCP schemas per provider (the cases OpenClaw reports breaking)", () =>
   it("inlines $ref/$defs for OpenAI and Gemini (Anthropic takes JSON Schema as is)", () => {
     for (const provider of ["openai", "gemini"] as const) {
       const text = JSON.stringify(normalizeToolSchema(schema, provider).schema);
-      expect(text, provider).not.toMatch(/\$ref|\$defs/);
+      expect(text, provider).not.toMatch(/\$ref|\$defs|definitions/);
     }
   });
 
   it("gives Gemini no oneOf and no format it rejects, and OpenAI an object top level", () => {
     const gemini = JSON.stringify(normalizeToolSchema(schema, "gemini").schema);
-    expect(gemini).not.toMatch(/oneOf|"format":"(email|date)"/);
+    expect(gemini).not.toMatch(/anyOf|oneOf|"format":"(email|date)"/);
     expect(normalizeToolSchema({ properties: { q: { type: "string" } } }, "openai").schema.type).toBe(
       "object",
     );
