@@ -83,18 +83,21 @@ describe("WakeMcpClients", () => {
   });
 
   it("turns results, isError results and timeouts into outcomes", async () => {
-    const clients = new WakeMcpClients(access, "tnt_mcp", [server({ call_timeout_ms: 300 })]);
+    const clients = new WakeMcpClients(access, "tnt_mcp", [server()]);
+    // Its own server entry with a short limit, so a loaded machine cannot time out the other calls.
+    const impatient = new WakeMcpClients(access, "tnt_mcp", [server({ call_timeout_ms: 300 })]);
     const echo = await clients.call(
       "fixture",
       { tool: "echo", input: { text: "hi" }, idempotent: true },
       never,
     );
     const fail = await clients.call("fixture", { tool: "fail", input: {}, idempotent: false }, never);
-    const slow = await clients.call(
+    const slow = await impatient.call(
       "fixture",
       { tool: "slow", input: { ms: 5_000 }, idempotent: false },
       never,
     );
+    await impatient.close();
     const lookup = await clients.call(
       "fixture",
       { tool: "Lookup.Record-v2", input: { by: { id: 7 } }, idempotent: true },
