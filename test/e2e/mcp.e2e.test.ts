@@ -188,6 +188,36 @@ describe("MCP servers through the services", () => {
     });
   });
 
+  it("offers an environment's servers too, leaving out one named like the agent's", async () => {
+    const environment = await platform.request("POST", "/v1/environments", {
+      name: "with mcp",
+      mcp_servers: [
+        fixtureServer({ name: "team", permission_policy: "always_allow" }),
+        fixtureServer({ url: "http://127.0.0.1:1/shadowed" }),
+      ],
+    });
+    expect(environment.status, JSON.stringify(environment.body)).toBe(200);
+    const agent = await platform.createAgent({ mcp_servers: [fixtureServer()] });
+    const created = await platform.request("POST", "/v1/sessions", {
+      agent: agent,
+      environment_id: environment.body.id,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.id as string;
+    platform.fake.enqueue(
+      { toolCalls: [{ name: "mcp__team__echo", input: { text: "from the environment" } }] },
+      { text: "ok" },
+    );
+    expect(toolResults(await send(id, [say("use the team server")]))).toEqual([
+      { name: "mcp__team__echo", isError: false, value: "from the environment" },
+    ]);
+    const set = await tools(id);
+    expect(set.tools.find((tool) => tool.name === "mcp__fixture__echo")?.permissionPolicy).toBe("always_ask");
+    expect(set.excluded).toContainEqual(
+      expect.objectContaining({ tool: "mcp__fixture__*", step: "environment", rule: "mcp_server:fixture" }),
+    );
+  });
+
   it("excludes the tools of a server that does not answer, with the reason in /tools", async () => {
     const id = await session({
       mcp_servers: [fixtureServer({ name: "down", url: `http://127.0.0.1:${await closedPort()}/mcp` })],
