@@ -12,7 +12,7 @@ import { runSessionBench } from "./session-bench";
 import { runSubSessionBench } from "./sub-session-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources]; `--only console`
+// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `browser` (the browser tools in the sandbox image with Chromium, browser-bench.ts) needs that image.
 // `session` is the platform end to end: zero-latency loops and dispatch (session-bench.ts), then the
@@ -33,7 +33,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources",
+        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp",
     },
   },
 });
@@ -245,6 +245,19 @@ if (only.has("web")) {
   value(
     "  web_fetch HTML overhead over plain fetch, p50 / p99 (ms)",
     `${ms(web.htmlOverheadMs.p50)} / ${ms(web.htmlOverheadMs.p99)}`,
+    "reported",
+  );
+}
+
+if (only.has("mcp")) {
+  const { runMcpBench } = await import("../apps/harness-worker/bench/mcp-bench");
+  const mcp = await runMcpBench(values.quick ? { calls: 100 } : {});
+  results.mcp = mcp;
+  latency("mcp: SDK client alone, echo tool (ms)", mcp.directMs);
+  latency("mcp: worker path (egress guard, vault header, content) (ms)", mcp.workerMs);
+  value(
+    "  MCP call overhead over a direct call, p50 / p99 (ms)",
+    `${ms(mcp.overheadMs.p50)} / ${ms(mcp.overheadMs.p99)}`,
     "reported",
   );
 }

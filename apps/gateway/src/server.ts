@@ -23,6 +23,7 @@ import { resourceRoutes } from "./resources/resource-routes";
 import { sessionRoutes } from "./sessions/session-routes";
 import { streamRoute } from "./stream/stream-route";
 import { toolsRoute } from "./tools/tools-route";
+import { vaultRoutes } from "./vault/vault-routes";
 
 export interface GatewayServer {
   /** Starts accepting requests; resolves with the bound port (useful with port 0). */
@@ -41,6 +42,7 @@ export function gatewayRoutes(deps: RouteDeps): Route[] {
     ...memoryRoutes(deps),
     ...resourceRoutes(deps),
     ...providerCredentialRoutes(deps),
+    ...vaultRoutes(deps),
     ...environmentRoutes(deps),
     ...sessionRoutes(deps),
     ...eventRoutes(deps),

@@ -114,6 +114,18 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466
     WEB_FETCH_MAX_CHARS: count(100, 100_000).describe(
       "Most characters of page content one web_fetch returns (a call may ask for fewer); the rest is cut with a notice",
     ),
+    MCP_ALLOWED_HOSTS: hostList().describe(
+      "Hosts MCP servers may be reached on at internal addresses (a team's server on the intranet); others must resolve to public addresses; comma-separated",
+    ),
+    MCP_LIST_TIMEOUT_MS: count(100, 5_000).describe(
+      "Connecting to one MCP server and listing its tools at a wake's start; past it the server is unreachable for that wake",
+    ),
+    MCP_MAX_CALL_MS: count(1_000, 600_000).describe(
+      "Longest any MCP request may take at the egress guard, streamed results included (a server's call_timeout_ms is capped by it)",
+    ),
+    MCP_MAX_RESPONSE_BYTES: count(1_024, 10_485_760).describe(
+      "Largest MCP response read; a larger one fails the call",
+    ),
     AGENT_SQL_DATABASE_URL: z
       .string()
       .url()

@@ -20,6 +20,7 @@ await runService({
   start: async ({ db, bus, log, tracer, meter, config }) => {
     await ensureStreams(bus.jsm, bus.catalog);
     const egress = { allowedHosts: config.EGRESS_ALLOWED_HOSTS };
+    const credentials = new CredentialCipher(config.PROVIDER_CREDENTIAL_KEYS);
     const agentSql = createAgentSqlPool({
       url: config.AGENT_SQL_DATABASE_URL ?? agentSqlUrlFor(config.DATABASE_URL),
       max: config.AGENT_SQL_POOL_MAX,
@@ -56,6 +57,18 @@ await runService({
         search: config.WEB_SEARCH_URL === undefined ? null : webSearch(config.WEB_SEARCH_URL, config),
         maxChars: config.WEB_FETCH_MAX_CHARS,
       },
+      mcp: {
+        db,
+        cipher: credentials,
+        // Requests carry vault credentials in headers, so redirects are refused rather than followed.
+        fetch: createGuardedFetch({
+          policy: { allowedHosts: config.MCP_ALLOWED_HOSTS },
+          maxResponseBytes: config.MCP_MAX_RESPONSE_BYTES,
+          timeoutMs: config.MCP_MAX_CALL_MS,
+          followRedirects: false,
+        }),
+        listTimeoutMs: config.MCP_LIST_TIMEOUT_MS,
+      },
       agentSql,
       models: modelClients({
         db,
@@ -69,7 +82,7 @@ await runService({
           openai: config.OPENAI_API_KEY,
           openai_compatible: config.OPENAI_COMPATIBLE_API_KEY,
         },
-        credentials: new CredentialCipher(config.PROVIDER_CREDENTIAL_KEYS),
+        credentials,
         // Provider keys ride in headers, so redirects are refused rather than followed.
         fetch: createGuardedFetch({
           policy: egress,

@@ -111,6 +111,14 @@ export function describeEvent(event: SessionEvent): string {
       return `wake queued (${event.reason}) for ${event.due_at}`;
     case "session.memory_recalled":
       return `recalled ${event.hits.map((hit) => `${hit.store}/${hit.target}`).join(", ") || "no memory"}`;
+    case "mcp.tools_listed":
+      return `MCP tools listed: ${event.servers
+        .map((server) =>
+          server.status === "ready"
+            ? `${server.name} (${server.tools.length})`
+            : `${server.name} unreachable`,
+        )
+        .join(", ")}`;
     case "sandbox.status":
       return `sandbox ${event.status}${event.message ? `: ${event.message}` : ""}`;
     case "span.model_request_start":

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SessionEvent, StopReason, TerminationReason, UserEventInput } from "./events";
 import { Id, Metadata, Timestamp } from "./ids";
+import { McpServers } from "./mcp";
 import { DefinedOutcome, PendingAction, SessionStatus } from "./session-state";
 import { JsonSchemaObject, LoopDetectionConfig, PermissionPolicy, ToolName, ToolPolicy } from "./tools";
 import { Budget, TokenUsage } from "./usage";
@@ -47,6 +48,8 @@ export const AgentSpec = z.strictObject({
   model: ModelConfig,
   system: z.string().max(200_000).default(""),
   tools: z.array(AgentTool).max(200).default([]),
+  /** MCP servers whose tools the agent is offered (`mcp__<server>__<tool>`, docs/mcp.md). */
+  mcp_servers: McpServers.default([]),
   tool_policy: ToolPolicy.default({}),
   budget: Budget.default({ max_total_tokens: null }),
   loop_detection: LoopDetectionConfig.default(LoopDetectionConfig.parse({})),
@@ -90,6 +93,8 @@ export type EnvironmentConfig = z.infer<typeof EnvironmentConfig>;
 export const EnvironmentSpec = z.strictObject({
   name: z.string().min(1).max(200),
   config: EnvironmentConfig.default(EnvironmentConfig.parse({})),
+  /** MCP servers every session in this environment is offered, besides its agent's (names distinct). */
+  mcp_servers: McpServers.default([]),
   tool_policy: ToolPolicy.default({}),
   metadata: Metadata.default({}),
 });

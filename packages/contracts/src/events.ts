@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Content } from "./content";
 import { Id, Timestamp } from "./ids";
+import { McpServerListing } from "./mcp";
 import { UiBlocks, UiTitle } from "./ui-blocks";
 import { Budget, TokenUsage } from "./usage";
 
@@ -101,6 +102,15 @@ export const AgentMcpToolResult = z.object({
   mcp_tool_use_id: Id,
   content: Content,
   is_error: z.boolean(),
+});
+/**
+ * The tools the worker listed from the session's MCP servers at a wake's start, committed when they
+ * differ from the last listing: the effective tools are a function of this (invariant 6), and `/tools`
+ * explains an unreachable server from it.
+ */
+export const McpToolsListed = z.object({
+  type: z.literal("mcp.tools_listed"),
+  servers: z.array(McpServerListing),
 });
 export const AgentCustomToolUse = z.object({
   type: z.literal("agent.custom_tool_use"),
@@ -284,6 +294,7 @@ export const EventPayload = z.discriminatedUnion("type", [
   AgentMcpToolUse,
   AgentMcpToolResult,
   AgentCustomToolUse,
+  McpToolsListed,
   SessionStatusRunning,
   SessionStatusIdle,
   SessionStatusRescheduled,

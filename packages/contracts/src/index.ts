@@ -7,6 +7,7 @@ export * from "./events";
 export * from "./gateway-api";
 export * from "./ids";
 export * from "./json-schema";
+export * from "./mcp";
 export * from "./memory";
 export * from "./provider-credentials";
 export * from "./resources";

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { browserToolInputs } from "./browser-tools";
 
 export * from "./browser-tools";
+
 import { resourceToolInputs } from "./resources";
 
 // Inputs of the model-facing tools that run in a session's sandbox ("hand"). The tool runtime turns

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ExecEvaluation, SandboxStatusValue, StopReason, TerminationReason } from "./events";
 import { Id, Metadata } from "./ids";
+import { McpServerListing } from "./mcp";
 import { Budget, TokenUsage } from "./usage";
 
 export const SessionStatus = z.enum(["idle", "running", "rescheduling", "terminated"]);
@@ -67,5 +68,7 @@ export const SessionState = z.object({
    * (the description's first line) and criteria. Projections stored before it existed read it as null.
    */
   defined_outcome: DefinedOutcome.nullable().default(null),
+  /** The last `mcp.tools_listed`: the session's MCP tools come from here. Older projections: none. */
+  mcp_servers: z.array(McpServerListing).default([]),
 });
 export type SessionState = z.infer<typeof SessionState>;

@@ -65,6 +65,8 @@ export const ToolDefinition = z.object({
   pauses: z.enum(["ask_user", "wait_for_sessions", "client_result"]).optional(),
   executor: ToolExecutor,
   mcpServerName: z.string().optional(),
+  /** The tool's own name on its MCP server (the registry name is namespaced and provider-safe). */
+  mcpToolName: z.string().optional(),
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 

@@ -207,6 +207,16 @@ export interface ProviderCredentialsTable {
   updated_at: UpdatedAt;
 }
 
+/** A tenant's vault secret, sealed like a provider key (migration 0020). */
+export interface VaultSecretsTable {
+  tenant_id: string;
+  name: string;
+  key_id: string;
+  sealed: Buffer;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 /** A reminder (one-shot into its session) or a scheduled task (cron or one-shot, fresh session each). */
 export interface SchedulesTable {
   id: string;
@@ -389,6 +399,7 @@ export interface Database {
   agent_state: AgentStateTable;
   idempotency_keys: IdempotencyKeysTable;
   provider_credentials: ProviderCredentialsTable;
+  vault_secrets: VaultSecretsTable;
   schedules: SchedulesTable;
   schedule_firings: ScheduleFiringsTable;
   memory_versions: MemoryVersionsTable;

@@ -71,6 +71,30 @@ describe("settleIdleInterrupt", () => {
     expect((await getSession(testDb.db, target.tenantId, target.sessionId))?.last_seq).toBe(8);
   });
 
+  it("answers an MCP call waiting for approval with an agent.mcp_tool_result", async () => {
+    const target = await sessionWith((sessionId) => {
+      const call = `evt_mcp_${sessionId}`;
+      return [
+        {
+          id: call,
+          type: "agent.mcp_tool_use",
+          name: "mcp__crm__find",
+          mcp_server_name: "crm",
+          input: {},
+          evaluated_permission: "ask",
+        },
+        { type: "session.status_idle", stop_reason: { type: "requires_action", event_ids: [call] } },
+      ];
+    });
+    await append(testDb.db, { ...target, events: [{ type: "user.interrupt" }] });
+    expect(await settleIdleInterrupt(testDb.appDb, target)).toBe(true);
+    const settled = await readEvents(testDb.db, { ...target, afterSeq: 3 });
+    expect(settled).toMatchObject([
+      { type: "agent.mcp_tool_result", mcp_tool_use_id: `evt_mcp_${target.sessionId}`, is_error: true },
+      { type: "session.status_idle", stop_reason: { type: "end_turn" } },
+    ]);
+  });
+
   it("leaves a session whose wake is open to the worker that holds it", async () => {
     const target = await waitingSession();
     await append(testDb.db, { ...target, events: [{ type: "user.interrupt" }] });

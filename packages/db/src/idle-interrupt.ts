@@ -49,12 +49,28 @@ export function settleIdleInterrupt(
       .where("status", "in", ["queued", "running"])
       .executeTakeFirst();
     if (openWake !== undefined) return false;
-    const events: NewEvent[] = unrunCallIds(state).map((id) => ({
-      type: "agent.tool_result",
-      tool_use_id: id,
-      content: textContent(INTERRUPTED_BEFORE_RUN),
-      is_error: true,
-    }));
+    const unrun = unrunCallIds(state);
+    // An MCP call is answered in kind (`agent.mcp_tool_result`); the projection keeps only the ids.
+    const mcp =
+      unrun.length === 0
+        ? new Set<string>()
+        : new Set(
+            (
+              await trx
+                .selectFrom("session_events")
+                .select("id")
+                .where("session_id", "=", target.sessionId)
+                .where("id", "in", unrun)
+                .where("type", "=", "agent.mcp_tool_use")
+                .execute()
+            ).map((row) => row.id),
+          );
+    const content = textContent(INTERRUPTED_BEFORE_RUN);
+    const events: NewEvent[] = unrun.map((id) =>
+      mcp.has(id)
+        ? { type: "agent.mcp_tool_result", mcp_tool_use_id: id, content, is_error: true }
+        : { type: "agent.tool_result", tool_use_id: id, content, is_error: true },
+    );
     events.push({ type: "session.status_idle", stop_reason: { type: "end_turn" } });
     await append(trx, { tenantId: target.tenantId, sessionId: target.sessionId, events });
     return true;

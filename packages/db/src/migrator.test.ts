@@ -56,6 +56,7 @@ describe("migrations", () => {
         "tenants",
         "tool_batches",
         "tool_calls",
+        "vault_secrets",
         "wakes",
       ]);
 

@@ -5,3 +5,4 @@ export {
   putProviderCredential,
   readProviderCredential,
 } from "./credential-store";
+export { deleteVaultSecret, listVaultSecrets, openVaultSecrets, putVaultSecret } from "./vault-store";

@@ -35,6 +35,7 @@ export function initialSessionState(init: SessionInit): SessionState {
     child_session_ids: [],
     delegated_tokens: 0,
     defined_outcome: null,
+    mcp_servers: [],
   };
 }
 
@@ -93,6 +94,8 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
       return settle(next, event.tool_use_id);
     case "agent.mcp_tool_result":
       return settle(next, event.mcp_tool_use_id);
+    case "mcp.tools_listed":
+      return { ...next, mcp_servers: event.servers };
     case "agent.message":
     case "agent.thinking":
     case "span.model_request_end":

@@ -4,6 +4,7 @@ export * from "./delegating-script";
 export * from "./docker";
 export * from "./latency";
 export * from "./local-nats-server";
+export * from "./mcp-fixture";
 export * from "./nats";
 export * from "./platform";
 export * from "./prometheus";

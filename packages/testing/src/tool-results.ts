@@ -11,13 +11,15 @@ export interface ToolResultView {
   value: Parsed;
 }
 
-/** The tool results among `events`, in order, each with its tool's name. */
+/** The tool results (managed and MCP) among `events`, in order, each with its tool's name. */
 export function toolResults(events: readonly SessionEvent[]): ToolResultView[] {
   const names = new Map<string, string>();
   const out: ToolResultView[] = [];
   for (const event of events) {
-    if (event.type === "agent.tool_use") names.set(event.id, event.name);
-    if (event.type === "agent.tool_result") {
+    if (event.type === "agent.tool_use" || event.type === "agent.mcp_tool_use")
+      names.set(event.id, event.name);
+    if (event.type === "agent.tool_result" || event.type === "agent.mcp_tool_result") {
+      const id = event.type === "agent.tool_result" ? event.tool_use_id : event.mcp_tool_use_id;
       const text = event.content.map((block) => ("text" in block ? block.text : "")).join("");
       let value: unknown = text;
       try {
@@ -25,7 +27,7 @@ export function toolResults(events: readonly SessionEvent[]): ToolResultView[] {
       } catch {
         // an error message: keep the text
       }
-      out.push({ name: names.get(event.tool_use_id) ?? "?", isError: event.is_error, value });
+      out.push({ name: names.get(id) ?? "?", isError: event.is_error, value });
     }
   }
   return out;

@@ -124,6 +124,8 @@ describe("agent-defined tools in the registry", () => {
       memoryReady: true,
       agentTools: [],
       sandboxImage: null,
+      environmentMcpServers: [],
+      mcpListings: [],
     };
     const settings = {
       globalToolPolicy: {},

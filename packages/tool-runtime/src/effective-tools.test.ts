@@ -57,6 +57,7 @@ describe("verification matrix (aos P7)", () => {
         "wait_for_sessions",
         ...outcomeTools.map((tool) => tool.name),
         ...agentCodeTools.map((tool) => tool.name),
+        "vault_list",
       ].sort(),
     );
   });

@@ -84,6 +84,7 @@ export {
   timeTools,
 } from "./builtins/time";
 export { clientUiCallProblem, uiTools } from "./builtins/ui";
+export { VaultListInput, vaultTools } from "./builtins/vault";
 export { WEB_FETCH_TOOLS, WebFetchInput, WebReadInput, WebSearchInput, webTools } from "./builtins/web";
 export { type CallFacts, type CallVerdict, callVerdict } from "./call-verdict";
 export {
@@ -103,6 +104,13 @@ export {
 export { computeEffectiveTools, toolProviderOf } from "./effective-tools";
 export { checkInput, checkValue, type InputCheck, schemaProblem } from "./input-validation";
 export * from "./loop-detection";
+export {
+  MCP_TOOL_PREFIX,
+  mcpToolDefinition,
+  mcpToolDefinitions,
+  mcpToolName,
+  sessionMcpServers,
+} from "./mcp-tools";
 export { evaluatePermission, type ResolvedPermission, resolvePermission } from "./permission-policy";
 export {
   checkPermission,

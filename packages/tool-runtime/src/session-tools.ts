@@ -1,7 +1,14 @@
-import type { AgentSpec, SandboxStatusValue, ToolPolicy } from "@wakeloop/contracts";
+import type {
+  AgentSpec,
+  McpServerListing,
+  McpServerSpec,
+  SandboxStatusValue,
+  ToolPolicy,
+} from "@wakeloop/contracts";
 import { type AgentDefinedToolSpec, disabledAgentToolExclusion } from "./agent-defined-tools";
 import { type EffectiveToolSet, sortExclusions } from "./effective-tool-set";
 import { computeEffectiveTools, toolProviderOf } from "./effective-tools";
+import { mcpToolDefinitions, sessionMcpServers } from "./mcp-tools";
 import { agentToolRegistry } from "./registry";
 
 /** The platform-wide tool settings every service that computes a session's tools must share. */
@@ -20,8 +27,12 @@ export interface PlatformToolSettings {
  * whether the memory service answers, and the tools the agent wrote for itself.
  */
 export interface SessionToolInputs {
-  agent: Pick<AgentSpec, "model" | "tools" | "tool_policy">;
+  agent: Pick<AgentSpec, "model" | "tools" | "tool_policy" | "mcp_servers">;
   environmentPolicy: ToolPolicy | null;
+  /** The environment's own MCP servers (none without an environment). */
+  environmentMcpServers: readonly McpServerSpec[];
+  /** The session's last `mcp.tools_listed` (`state.mcp_servers`). */
+  mcpListings: readonly McpServerListing[];
   /** 0 for a root session, its parent's + 1 for a sub-session. */
   depth: number;
   /** Sub-sessions it has spawned (`state.child_session_ids`). */
@@ -44,9 +55,11 @@ export function sessionEffectiveTools(
   settings: PlatformToolSettings,
 ): EffectiveToolSet {
   const enabled = session.agentTools.filter((tool) => tool.enabled);
+  const attached = sessionMcpServers(session.agent.mcp_servers, session.environmentMcpServers);
+  const mcp = mcpToolDefinitions(attached.servers, session.mcpListings);
   const effective = computeEffectiveTools(
     {
-      registry: agentToolRegistry(session.agent, { agentTools: enabled }),
+      registry: agentToolRegistry(session.agent, { agentTools: enabled, mcpTools: mcp.tools }),
       globalPolicy: settings.globalToolPolicy,
       agent: session.agent,
       environmentPolicy: session.environmentPolicy,
@@ -68,6 +81,9 @@ export function sessionEffectiveTools(
     },
   );
   const disabled = session.agentTools.filter((tool) => !tool.enabled).map(disabledAgentToolExclusion);
-  if (disabled.length === 0) return effective;
-  return { tools: effective.tools, excluded: sortExclusions([...effective.excluded, ...disabled]) };
+  if (disabled.length === 0 && attached.excluded.length === 0 && mcp.excluded.length === 0) return effective;
+  return {
+    tools: effective.tools,
+    excluded: sortExclusions([...effective.excluded, ...disabled, ...attached.excluded, ...mcp.excluded]),
+  };
 }

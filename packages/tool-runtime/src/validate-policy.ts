@@ -1,7 +1,8 @@
-import { type AgentTool, type ToolPolicy, WakeloopError } from "@wakeloop/contracts";
+import { type AgentTool, type McpServerSpec, type ToolPolicy, WakeloopError } from "@wakeloop/contracts";
 import { managedTools } from "./builtins";
 import { compareNames } from "./compare-names";
 import { schemaProblem } from "./input-validation";
+import { MCP_TOOL_PREFIX } from "./mcp-tools";
 import { STANDARD_GROUPS } from "./profiles";
 import {
   type AgentRegistryOptions,
@@ -22,9 +23,20 @@ interface UnknownSelector {
   where: string;
 }
 
+/**
+ * MCP tools are listed only when a wake starts, so a selector under `mcp__<server>__` is known when
+ * the server is one of `mcpServers` (`"*"`: any server, for environments that serve many agents).
+ */
+type KnownMcpServers = ReadonlySet<string> | "*";
+
 /** Throws `unknown_tool` when a selector of the policy names no known tool or group. */
-export function validateToolPolicy(policy: ToolPolicy, registry: ToolRegistry, where: string): void {
-  throwIfUnknown(unknownSelectors(policy, registry, where), registry);
+export function validateToolPolicy(
+  policy: ToolPolicy,
+  registry: ToolRegistry,
+  where: string,
+  mcpServers: KnownMcpServers = new Set(),
+): void {
+  throwIfUnknown(unknownSelectors(policy, registry, where, mcpServers), registry);
 }
 
 /**
@@ -35,7 +47,7 @@ export function validateToolPolicy(policy: ToolPolicy, registry: ToolRegistry, w
  * builtin configs or policies (`unknown_tool`).
  */
 export function validateAgentTools(
-  agent: { tools: readonly AgentTool[]; tool_policy: ToolPolicy },
+  agent: { tools: readonly AgentTool[]; tool_policy: ToolPolicy; mcp_servers?: readonly McpServerSpec[] },
   options: AgentRegistryOptions = {},
 ): ToolRegistry {
   if (agent.tools.filter((tool) => tool.type === "builtin").length > 1) {
@@ -67,7 +79,8 @@ export function validateAgentTools(
       }
     }
   });
-  unknown.push(...unknownSelectors(agent.tool_policy, registry, "tool_policy"));
+  const servers = new Set((agent.mcp_servers ?? []).map((server) => server.name));
+  unknown.push(...unknownSelectors(agent.tool_policy, registry, "tool_policy", servers));
   throwIfUnknown(unknown, registry);
   return registry;
 }
@@ -77,10 +90,15 @@ export function validateAgentTools(
  * standard groups (`group:custom`, `group:mcp` name other agents' tools without listing them).
  */
 export function validateEnvironmentPolicy(policy: ToolPolicy): void {
-  validateToolPolicy(policy, createToolRegistry(managedTools), "tool_policy");
+  validateToolPolicy(policy, createToolRegistry(managedTools), "tool_policy", "*");
 }
 
-function unknownSelectors(policy: ToolPolicy, registry: ToolRegistry, where: string): UnknownSelector[] {
+function unknownSelectors(
+  policy: ToolPolicy,
+  registry: ToolRegistry,
+  where: string,
+  mcpServers: KnownMcpServers,
+): UnknownSelector[] {
   const lists: Array<[string, readonly string[] | undefined]> = [
     [`${where}.allow`, policy.allow],
     [`${where}.also_allow`, policy.also_allow],
@@ -96,7 +114,7 @@ function unknownSelectors(policy: ToolPolicy, registry: ToolRegistry, where: str
   const groups = knownGroups(registry);
   return lists.flatMap(([listWhere, selectors]) =>
     (selectors ?? [])
-      .filter((selector) => !isKnown(selector, registry, groups))
+      .filter((selector) => !isKnown(selector, registry, groups) && !isMcpSelector(selector, mcpServers))
       .map((selector) => ({ selector, where: listWhere })),
   );
 }
@@ -106,6 +124,12 @@ function isKnown(selector: string, registry: ToolRegistry, groups: ReadonlySet<s
   // A pattern that matches nothing is almost always a typo ("shel_*"), so it is rejected too.
   if (isPatternSelector(selector)) return registry.tools.some((tool) => selectorMatches(selector, tool));
   return registry.byName.has(selector);
+}
+
+function isMcpSelector(selector: string, servers: KnownMcpServers): boolean {
+  if (!selector.startsWith(MCP_TOOL_PREFIX)) return false;
+  const server = selector.slice(MCP_TOOL_PREFIX.length).split("__")[0] ?? "";
+  return servers === "*" ? server.length > 0 : servers.has(server);
 }
 
 function knownGroups(registry: ToolRegistry): Set<string> {

@@ -18,6 +18,7 @@ import {
   ProviderCredentialList,
   PutMemoryEntryRequest,
   PutProviderCredentialRequest,
+  PutVaultSecretRequest,
   RestoreResourceRequest,
   RollbackAgentRequest,
   ScheduledTaskList,
@@ -28,6 +29,8 @@ import {
   SubstrateVersionWithContent,
   TraceResponse,
   UiComponent,
+  VaultSecret,
+  VaultSecretList,
 } from "@wakeloop/contracts";
 import { EffectiveToolSet } from "@wakeloop/tool-runtime";
 
@@ -52,6 +55,9 @@ export const gatewaySchemas = {
   PutProviderCredentialRequest,
   ProviderCredential,
   ProviderCredentialList,
+  PutVaultSecretRequest,
+  VaultSecret,
+  VaultSecretList,
   ScheduledTaskList,
   DeletedScheduledTask,
   MemoryStoreList,

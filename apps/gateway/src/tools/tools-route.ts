@@ -35,6 +35,8 @@ export function toolsRoute({ db, bus, config }: RouteDeps): Route {
         {
           agent,
           environmentPolicy: environment?.tool_policy ?? null,
+          environmentMcpServers: environment?.mcp_servers ?? [],
+          mcpListings: session.state.mcp_servers,
           depth: session.depth,
           childCount: session.state.child_session_ids.length,
           sandboxStatus: session.state.sandbox_status,

@@ -11,20 +11,22 @@ import type { WakeSettings } from "../wake-settings";
 import { estimateTokens, fitToBudget, History } from "./assemble-context";
 
 // A wake computes its tools before each model request and again at execution; within one wake only the
-// sandbox status can change them, so each view keeps one set per status (and its provider schemas).
+// sandbox status (and the MCP listing its start commits) can change them, so each view keeps one set per
+// status and listing (and its provider schemas).
 interface ToolSet {
   effective: EffectiveToolSet;
   wire: ModelToolSpec[];
   wireTokens: number;
 }
-const toolSets = new WeakMap<SessionView, Map<string, ToolSet>>();
+const toolSets = new WeakMap<SessionView, { listing: unknown; byStatus: Map<string, ToolSet> }>();
 
 function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
-  let byStatus = toolSets.get(view);
-  if (byStatus === undefined) {
-    byStatus = new Map();
-    toolSets.set(view, byStatus);
+  let cached = toolSets.get(view);
+  if (cached === undefined || cached.listing !== view.state.mcp_servers) {
+    cached = { listing: view.state.mcp_servers, byStatus: new Map() };
+    toolSets.set(view, cached);
   }
+  const { byStatus } = cached;
   // Spawning within the wake can reach the children limit, which changes the set as the sandbox does.
   const key = `${view.state.sandbox_status ?? "none"}:${view.state.child_session_ids.length}`;
   let entry = byStatus.get(key);
@@ -33,6 +35,8 @@ function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
       {
         agent: view.agent,
         environmentPolicy: view.environment?.spec.tool_policy ?? null,
+        environmentMcpServers: view.environment?.spec.mcp_servers ?? [],
+        mcpListings: view.state.mcp_servers,
         depth: view.depth,
         childCount: view.state.child_session_ids.length,
         sandboxStatus: view.state.sandbox_status,

@@ -22,6 +22,8 @@ export interface WakeMemory {
  * What one wake knows of its session: the projection and the full event history, kept current from the
  * events this wake commits plus any that others (the gateway) committed in between.
  */
+export type ToolUseEvent = Extract<SessionEvent, { type: "agent.tool_use" | "agent.mcp_tool_use" }>;
+
 export class SessionView {
   readonly tenantId: string;
   readonly sessionId: string;
@@ -87,14 +89,26 @@ export class SessionView {
     }
   }
 
-  /** The tool-use events that have no result yet, in the order the model made them. */
-  unresolvedCalls(): Array<Extract<SessionEvent, { type: "agent.tool_use" }>> {
+  /** The tool-use events (managed and MCP) that have no result yet, in the order the model made them. */
+  unresolvedCalls(): ToolUseEvent[] {
     const resolved = new Set<string>();
-    for (const event of this.history) if (event.type === "agent.tool_result") resolved.add(event.tool_use_id);
+    for (const event of this.history) {
+      if (event.type === "agent.tool_result") resolved.add(event.tool_use_id);
+      else if (event.type === "agent.mcp_tool_result") resolved.add(event.mcp_tool_use_id);
+    }
     return this.history.filter(
-      (event): event is Extract<SessionEvent, { type: "agent.tool_use" }> =>
-        event.type === "agent.tool_use" && !resolved.has(event.id),
+      (event): event is ToolUseEvent =>
+        (event.type === "agent.tool_use" || event.type === "agent.mcp_tool_use") && !resolved.has(event.id),
     );
+  }
+
+  /** Whether a call was announced as `agent.mcp_tool_use` (its result is then an `agent.mcp_tool_result`). */
+  isMcpCall(id: string): boolean {
+    for (let index = this.history.length - 1; index >= 0; index--) {
+      const event = this.history[index];
+      if (event?.id === id) return event.type === "agent.mcp_tool_use";
+    }
+    return false;
   }
 
   /** The confirmation that answered a tool use, if any. */

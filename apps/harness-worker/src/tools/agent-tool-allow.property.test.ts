@@ -92,6 +92,8 @@ describe("agent-defined tools and recorded allows (invariant 4)", () => {
               memoryReady: true,
               agentTools: specs,
               sandboxImage: null,
+              environmentMcpServers: [],
+              mcpListings: [],
             },
             {
               globalToolPolicy: {},

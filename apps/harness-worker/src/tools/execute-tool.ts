@@ -14,6 +14,7 @@ import { runTimeTool } from "./time-tools";
 import type { RunnableCall, ToolContext } from "./tool-context";
 import { errorOutcome, jsonOutcome, type ToolOutcome } from "./tool-outcome";
 import { runUiTool } from "./ui-tools";
+import { runVaultList } from "./vault-tools";
 import { runWebTool } from "./web-tools";
 
 /** Runs one allowed call on its executor. Throws only for failures of our own machinery. */
@@ -71,6 +72,17 @@ export async function executeTool(ctx: ToolContext, call: RunnableCall): Promise
     }
     case "web":
       return runWebTool(ctx.web, { name: call.tool.name, input: call.input }, ctx.signal);
+    case "mcp": {
+      const { mcpServerName, mcpToolName } = call.tool;
+      if (ctx.mcp === null || mcpServerName === undefined || mcpToolName === undefined) {
+        return errorOutcome(`tool ${call.tool.name} cannot run: its MCP server is not connected`);
+      }
+      return ctx.mcp.call(
+        mcpServerName,
+        { tool: mcpToolName, input: call.input, idempotent: call.tool.idempotent },
+        ctx.signal,
+      );
+    }
     default:
       return errorOutcome(
         `tool ${call.tool.name} runs on the ${call.tool.executor} executor, which this platform does not offer yet`,
@@ -97,6 +109,7 @@ async function runInline(ctx: ToolContext, call: RunnableCall): Promise<ToolOutc
     );
   }
   if (call.tool.name === "llm_generate") return runLlmGenerate(ctx, call.input);
+  if (call.tool.name === "vault_list") return runVaultList(ctx);
   if (call.tool.group === "messaging") return runUiTool(ctx, call);
   return (
     (await runAgentCodeTool(

@@ -61,6 +61,8 @@ export function targetEffectiveTools(ctx: ToolContext, target: NavigatedSession)
     {
       agent,
       environmentPolicy: environment?.tool_policy ?? null,
+      environmentMcpServers: environment?.mcp_servers ?? [],
+      mcpListings: target.session.state.mcp_servers,
       depth: target.session.depth,
       childCount: target.session.state.child_session_ids.length,
       sandboxStatus: target.session.state.sandbox_status,

@@ -16,6 +16,7 @@ import {
 import type { SessionView } from "../session/session-view";
 import { execApproval } from "./exec-approval";
 import type { RunnableCall } from "./tool-context";
+import { resultEvent } from "./tool-outcome";
 
 export interface CallPlan {
   batch: BatchPlan;
@@ -102,7 +103,16 @@ export function planModelCalls(
       continue;
     }
     const permission = verdict.kind === "ask" ? "ask" : "allow";
-    plan.announce.push({ ...announced, type: "agent.tool_use", evaluated_permission: permission, ...shown });
+    plan.announce.push(
+      tool.ownership === "mcp"
+        ? {
+            ...announced,
+            type: "agent.mcp_tool_use",
+            mcp_server_name: tool.mcpServerName ?? "",
+            evaluated_permission: permission,
+          }
+        : { ...announced, type: "agent.tool_use", evaluated_permission: permission, ...shown },
+    );
     plan.planned.push({ ...announced, idempotent: tool.idempotent, status: "planned" });
     if (verdict.kind === "ask") plan.pendingIds.push(call.id);
     else runnable.set(call.id, { ...announced, tool, ...(verdict.note && { note: verdict.note }) });
@@ -117,16 +127,12 @@ export function planModelCalls(
 /** Loop detection ends the wake: nothing of the batch runs, and every call gets a result saying so. */
 function stopAll(plan: CallPlan, message: string, runnable: Map<string, RunnableCall>): void {
   const unanswered = new Set(plan.announce.flatMap((event) => (event.id ? [event.id] : [])));
+  const mcp = new Set(
+    plan.announce.flatMap((event) => (event.type === "agent.mcp_tool_use" ? [event.id] : [])),
+  );
   for (const result of plan.rejected)
     if (result.type === "agent.tool_result") unanswered.delete(result.tool_use_id);
-  for (const id of unanswered) {
-    plan.rejected.push({
-      type: "agent.tool_result",
-      tool_use_id: id,
-      content: textContent(message),
-      is_error: true,
-    });
-  }
+  for (const id of unanswered) plan.rejected.push(resultEvent(mcp.has(id), id, textContent(message), true));
   plan.planned = plan.planned.filter((entry) => !unanswered.has(entry.id));
   plan.pendingIds = [];
   runnable.clear();
@@ -153,10 +159,12 @@ function finishedCalls(view: SessionView): LoopCallRecord[] {
   const { events } = view;
   for (; history.seen < events.length; history.seen++) {
     const event = events[history.seen];
-    if (event?.type === "agent.tool_use")
+    if (event?.type === "agent.tool_use" || event?.type === "agent.mcp_tool_use")
       history.calls.set(event.id, { name: event.name, input: event.input });
-    else if (event?.type === "agent.tool_result") {
-      const call = history.calls.get(event.tool_use_id);
+    else if (event?.type === "agent.tool_result" || event?.type === "agent.mcp_tool_result") {
+      const call = history.calls.get(
+        event.type === "agent.tool_result" ? event.tool_use_id : event.mcp_tool_use_id,
+      );
       if (call) {
         history.records.push(
           loopCallRecord(call.name, call.input, { content: event.content, is_error: event.is_error }),

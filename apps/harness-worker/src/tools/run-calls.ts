@@ -13,7 +13,7 @@ import { secondsSince, type ToolErrorType } from "../wake-metrics";
 import { executeTool } from "./execute-tool";
 import type { CallPlan } from "./plan-calls";
 import type { RunnableCall, ToolContext } from "./tool-context";
-import { errorOutcome, type ToolOutcome } from "./tool-outcome";
+import { errorOutcome, resultEvent, type ToolOutcome } from "./tool-outcome";
 
 export const UNKNOWN_OUTCOME =
   "The worker running this call stopped before its result was recorded, and the tool is not idempotent, so it was not run again. Check its effects before retrying.";
@@ -172,12 +172,10 @@ function resultsInOrder(
   for (const id of callIds) {
     const outcome = outcomes.get(id);
     if (outcome === undefined) continue;
-    results.events.push(...(outcome.events ?? []), {
-      type: "agent.tool_result",
-      tool_use_id: id,
-      content: outcome.content,
-      is_error: outcome.isError,
-    });
+    results.events.push(
+      ...(outcome.events ?? []),
+      resultEvent(ctx.view.isMcpCall(id), id, outcome.content, outcome.isError),
+    );
     results.settle.push({ id, status: settledStatus(outcome), result: outcome.result });
     if (outcome.usage !== undefined) usage = addUsage(usage, outcome.usage);
   }

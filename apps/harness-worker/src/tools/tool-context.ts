@@ -10,6 +10,7 @@ import type { SessionView } from "../session/session-view";
 import type { SessionWriter } from "../session/session-writer";
 import type { WakeMetrics } from "../wake-metrics";
 import type { WakeSettings } from "../wake-settings";
+import type { WakeMcpClients } from "./mcp/mcp-clients";
 import type { WebAccess } from "./web-tools";
 
 export interface ToolContext {
@@ -26,6 +27,8 @@ export interface ToolContext {
   sandbox: SandboxClient | null;
   memory: MemoryClient | null;
   web: WebAccess;
+  /** The wake's MCP connections; null when the session has no MCP server. */
+  mcp: WakeMcpClients | null;
   tracer: Tracer;
   metrics: WakeMetrics;
   view: SessionView;

@@ -17,6 +17,13 @@ export interface ToolOutcome {
   events?: NewEvent[];
 }
 
+/** A call's result event: `agent.mcp_tool_result` for a call announced as `agent.mcp_tool_use`. */
+export function resultEvent(mcp: boolean, id: string, content: Content, isError: boolean): NewEvent {
+  return mcp
+    ? { type: "agent.mcp_tool_result", mcp_tool_use_id: id, content, is_error: isError }
+    : { type: "agent.tool_result", tool_use_id: id, content, is_error: isError };
+}
+
 export function jsonOutcome(value: unknown): ToolOutcome {
   return { content: [{ type: "text", text: JSON.stringify(value) }], isError: false, result: value };
 }

@@ -40,16 +40,19 @@ import type { HistoryCache } from "../session/history-cache";
 import { loadSession, sessionSpecs } from "../session/load-session";
 import type { SessionView } from "../session/session-view";
 import { SessionWriter, type WriteInput } from "../session/session-writer";
+import type { McpAccess, WakeMcpClients } from "../tools/mcp/mcp-clients";
 import { evaluatorGates } from "../tools/outcome-tools";
 import { type CallPlan, planModelCalls } from "../tools/plan-calls";
 import { executeCalls, resumeCalls, withToolUsage } from "../tools/run-calls";
 import { reportsResult } from "../tools/sub-session-tools";
 import { runsInDatabase, type ToolContext } from "../tools/tool-context";
+import { resultEvent } from "../tools/tool-outcome";
 import type { WebAccess } from "../tools/web-tools";
 import { secondsSince, type WakeMetrics } from "../wake-metrics";
 import type { WakeSettings } from "../wake-settings";
 import { ensureSandbox, needsSandbox } from "./ensure-sandbox";
 import { keepLease } from "./lease-keeper";
+import { listingEvent, wakeMcpClients } from "./wake-mcp";
 import { loadWakeMemory, recallForWake } from "./wake-memory";
 
 export interface WakeDeps {
@@ -62,6 +65,7 @@ export interface WakeDeps {
   sandbox: SandboxClient | null;
   memory: MemoryClient | null;
   web: WebAccess;
+  mcp: McpAccess;
   settings: WakeSettings;
   histories: HistoryCache;
   agentSql: AgentSqlPool;
@@ -131,6 +135,7 @@ async function leasedWake(
   const control = deps.bus.subscribeControl(job.session_id, (message) => {
     if (message.type === "interrupt") interrupt.abort(new Error("interrupted"));
   });
+  let mcp: WakeMcpClients | null = null;
   try {
     // The model key is settled once per wake (a database read for a tenant's own key) while the
     // history is read, and before any request's start, so each request follows its start at once; a
@@ -141,6 +146,10 @@ async function leasedWake(
       (resolved) => ({ resolved }),
       (refusal: unknown) => ({ refusal }),
     );
+    // The MCP servers' tools are listed while the history is read; the effective tools of every
+    // request of this wake are computed from the listing committed with its start (invariant 6).
+    mcp = wakeMcpClients(deps.mcp, job.tenant_id, specs);
+    const listing = mcp?.list(interrupt.signal) ?? Promise.resolve(null);
     const known = deps.histories.take(job.session_id, lease.session.last_seq);
     const memory = loadWakeMemory(
       deps.memory,
@@ -164,10 +173,14 @@ async function leasedWake(
     // take time, so then it commits at once and clients see the session running meanwhile.
     const starting: NewEvent[] = [{ type: "session.status_running" }];
     if (recall.event !== null) starting.push(recall.event);
+    const listed = await listing;
+    const listingChanged = listed === null ? null : listingEvent(listed, view.state.mcp_servers);
+    // An interrupt during the listing leaves the last one in place; the next wake lists again.
+    if (listingChanged !== null && !interrupt.signal.aborted) starting.push(listingChanged);
     if (needsSandbox(deps.sandbox, view) || view.unresolvedCalls().length > 0)
       await writer.write({ events: starting });
     else writer.buffer({ events: starting });
-    const wake = new Wake(deps, view, writer, log, {
+    const wake = new Wake(deps, view, writer, log, mcp, {
       interrupt: interrupt.signal,
       lost: keeper.lost,
       stop: AbortSignal.any([interrupt.signal, keeper.lost]),
@@ -184,6 +197,7 @@ async function leasedWake(
   } finally {
     control.unsubscribe();
     keeper.stop();
+    await mcp?.close();
     deps.metrics.wakeFinished(stopReason, secondsSince(started));
   }
 }
@@ -208,6 +222,7 @@ class Wake {
     private readonly view: SessionView,
     private readonly writer: SessionWriter,
     private readonly log: Logger,
+    private readonly mcp: WakeMcpClients | null,
     private readonly signals: WakeSignals,
   ) {}
 
@@ -217,6 +232,7 @@ class Wake {
       sandbox: this.deps.sandbox,
       memory: this.deps.memory,
       web: this.deps.web,
+      mcp: this.mcp,
       tracer: this.deps.tracer,
       metrics: this.deps.metrics,
       view: this.view,
@@ -442,12 +458,7 @@ class Wake {
   private async endForInterrupt(resolved: ReadonlySet<string> = new Set()): Promise<void> {
     const events: NewEvent[] = unrunCallIds(this.view.state)
       .filter((id) => !resolved.has(id))
-      .map((id) => ({
-        type: "agent.tool_result",
-        tool_use_id: id,
-        content: textContent(INTERRUPTED_BEFORE_RUN),
-        is_error: true,
-      }));
+      .map((id) => resultEvent(this.view.isMcpCall(id), id, textContent(INTERRUPTED_BEFORE_RUN), true));
     await this.idle({ type: "end_turn" }, events);
   }
 

@@ -20,6 +20,7 @@ import * as m0019 from "./0019-outcomes";
 import * as m0020 from "./0020-agent-code";
 import * as m0021 from "./0021-session-model";
 import * as m0022 from "./0022-substrate-resources";
+import * as m0023 from "./0023-mcp-vault";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -47,4 +48,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0020-agent-code": m0020,
   "0021-session-model": m0021,
   "0022-substrate-resources": m0022,
+  "0023-mcp-vault": m0023,
 };

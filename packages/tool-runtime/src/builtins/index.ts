@@ -13,6 +13,7 @@ import { stateTools } from "./state";
 import { subSessionTools } from "./sub-sessions";
 import { timeTools } from "./time";
 import { uiTools } from "./ui";
+import { vaultTools } from "./vault";
 import { webTools } from "./web";
 
 /**
@@ -35,4 +36,5 @@ export const managedTools: readonly ToolDefinition[] = [
   ...subSessionTools,
   ...outcomeTools,
   ...agentCodeTools,
+  ...vaultTools,
 ];

@@ -1,0 +1,108 @@
+import { type McpServerListing, McpServerSpec } from "@wakeloop/contracts";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { planBatch } from "./batch-planner";
+import { callVerdict } from "./call-verdict";
+import { mcpToolName } from "./mcp-tools";
+import { sessionEffectiveTools } from "./session-tools";
+
+// Invariant 4 for MCP tools: whatever servers, listings, policies and calls a session has, a call to an
+// MCP tool whose policy asks is never planned to run: it is rejected or waits for a person's allow.
+// Only a call to a tool whose effective policy is always_allow may run at once.
+
+const serverName = fc.constantFrom("crm", "docs", "tickets");
+const toolName = fc.constantFrom("find", "delete", "Update-Record", "list.all");
+const policy = fc.constantFrom("always_allow" as const, "always_ask" as const);
+
+const session = fc.record({
+  servers: fc.uniqueArray(fc.record({ name: serverName, policy }), { selector: (s) => s.name, maxLength: 3 }),
+  reachable: fc.func(fc.boolean()),
+  tools: fc.uniqueArray(toolName, { minLength: 1, maxLength: 4 }),
+  readOnly: fc.func(fc.boolean()),
+  deny: fc.subarray(["mcp__crm__*", "mcp__docs__find", "group:mcp"]),
+  calls: fc.array(
+    fc.record({ server: serverName, tool: toolName, input: fc.constantFrom({}, { q: 1 }, { q: "x" }) }),
+    { maxLength: 6 },
+  ),
+});
+
+describe("no MCP tool runs without a recorded allow when its policy asks (fast-check)", () => {
+  it("holds for generated servers, listings, policies and calls", () => {
+    fc.assert(
+      fc.property(session, (s) => {
+        const specs = s.servers.map((server) =>
+          McpServerSpec.parse({
+            type: "url",
+            name: server.name,
+            url: `https://${server.name}.example.com/mcp`,
+            permission_policy: server.policy,
+          }),
+        );
+        const listings: McpServerListing[] = specs.map((spec) =>
+          s.reachable(spec.name)
+            ? {
+                name: spec.name,
+                status: "ready",
+                tools: s.tools.map((name) => ({
+                  name,
+                  input_schema: { type: "object" },
+                  read_only: s.readOnly(name),
+                })),
+              }
+            : { name: spec.name, status: "unreachable", reason: "down" },
+        );
+        const effective = sessionEffectiveTools(
+          {
+            agent: {
+              model: { provider: "anthropic", id: "m", max_output_tokens: 1, context_window_tokens: 10 },
+              tools: [],
+              tool_policy: { deny: s.deny },
+              mcp_servers: specs,
+            },
+            environmentPolicy: null,
+            environmentMcpServers: [],
+            mcpListings: listings,
+            depth: 0,
+            childCount: 0,
+            sandboxStatus: null,
+            sandboxImage: null,
+            memoryReady: false,
+            agentTools: [],
+          },
+          {
+            globalToolPolicy: {},
+            maxSubSessionDepth: 2,
+            webSearch: false,
+            maxChildrenPerSession: 10,
+            browserImages: [],
+          },
+        );
+        const byName = new Map(effective.tools.map((tool) => [tool.name, tool]));
+        const calls = s.calls.map((call, index) => ({
+          id: `c${index}`,
+          name: mcpToolName(call.server, call.tool),
+          input: call.input,
+        }));
+        const plan = planBatch(calls, effective);
+        for (const planned of plan.calls) {
+          const tool = byName.get(planned.name);
+          const verdict = callVerdict({
+            planned,
+            tool,
+            exec: { verdict: "allow", reason: "" },
+            loop: { verdict: "ok" },
+          });
+          const server = specs.find((spec) => planned.name.startsWith(`mcp__${spec.name}__`));
+          if (server?.permission_policy === "always_ask") expect(verdict.kind).not.toBe("run");
+          if (verdict.kind === "run") {
+            expect(tool?.permissionPolicy).toBe("always_allow");
+            expect(tool?.ownership).toBe("mcp");
+          }
+          // An unreachable server's or a denied tool is never offered, so it cannot even ask.
+          if (tool === undefined) expect(verdict.kind).toBe("reject");
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

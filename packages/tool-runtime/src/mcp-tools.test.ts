@@ -1,0 +1,200 @@
+import { McpServerSpec, McpServers, ToolName } from "@wakeloop/contracts";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { mcpToolDefinitions, mcpToolName, sessionMcpServers } from "./mcp-tools";
+import { normalizeToolSchema } from "./schema-normalize";
+import { sessionEffectiveTools } from "./session-tools";
+
+const server = (fields: Record<string, unknown> = {}) =>
+  McpServerSpec.parse({ type: "url", name: "crm", url: "https://mcp.example.com/mcp", ...fields });
+
+describe("MCP server specs", () => {
+  it("default to always_ask with no headers, and reject what would break tool names or leak secrets", () => {
+    expect(server()).toMatchObject({ permission_policy: "always_ask", headers: {}, call_timeout_ms: 60_000 });
+    const problems = (value: unknown) =>
+      McpServers.safeParse(value).error?.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) ??
+      [];
+    expect(problems([{ type: "url", name: "a__b", url: "https://x.test/mcp" }])).toEqual([
+      "0.name: MCP server names match ^[a-z][a-z0-9]*(_[a-z0-9]+)*$",
+    ]);
+    expect(problems([{ type: "url", name: "crm", url: "file:///etc/passwd" }])).toEqual([
+      "0.url: an http(s) URL",
+    ]);
+    expect(
+      problems([{ type: "url", name: "crm", url: "https://x.test", headers: { Authorization: "Bearer t" } }]),
+    ).toHaveLength(1);
+    expect(
+      problems([{ type: "url", name: "crm", url: "https://x.test", headers: { Host: { secret: "t" } } }]),
+    ).toEqual(["0.headers.Host: this header is set by the HTTP client"]);
+    expect(problems([server(), server()])).toEqual([
+      '1.name: two MCP servers are named "crm"; names must be unique',
+    ]);
+    expect(problems([{ type: "stdio", name: "crm", command: "npx" }])).not.toEqual([]);
+  });
+});
+
+describe("mcpToolName", () => {
+  it("keeps a provider-safe name readable and rewrites others with a hash of the original", () => {
+    expect(mcpToolName("crm", "find_contact")).toBe("mcp__crm__find_contact");
+    expect(mcpToolName("crm", "Find-Contact")).toMatch(/^mcp__crm__find_contact_[0-9a-f]{8}$/);
+    expect(mcpToolName("crm", "find-contact")).not.toBe(mcpToolName("crm", "find_contact"));
+    expect(mcpToolName("crm", "x".repeat(80))).toHaveLength(64);
+  });
+
+  it("always gives a valid tool name, the same for the same pair and different for different tools (fast-check)", () => {
+    const serverName = fc.stringMatching(/^[a-z][a-z0-9]{0,10}(_[a-z0-9]{1,5}){0,2}$/);
+    fc.assert(
+      fc.property(
+        serverName,
+        fc.string({ minLength: 1, maxLength: 120 }),
+        fc.string({ minLength: 1, maxLength: 120 }),
+        (s, a, b) => {
+          const name = mcpToolName(s, a);
+          expect(ToolName.safeParse(name).success).toBe(true);
+          expect(name.startsWith(`mcp__${s}__`)).toBe(true);
+          expect(mcpToolName(s, a)).toBe(name);
+          if (a !== b) expect(mcpToolName(s, b)).not.toBe(name);
+        },
+      ),
+    );
+  });
+});
+
+describe("mcpToolDefinitions", () => {
+  const listing = {
+    name: "crm",
+    status: "ready" as const,
+    tools: [
+      { name: "find", input_schema: { type: "object" }, read_only: true },
+      {
+        name: "delete",
+        description: "Delete a contact.",
+        input_schema: { type: "object" },
+        idempotent: true,
+      },
+      { name: "find", input_schema: { type: "object" } },
+    ],
+  };
+
+  it("maps annotations to effects, parallelism and idempotency, and keeps the server's policy", () => {
+    const { tools, excluded } = mcpToolDefinitions([server()], [listing]);
+    expect(excluded).toEqual([]);
+    expect(tools).toHaveLength(2);
+    expect(tools[0]).toMatchObject({
+      name: "mcp__crm__find",
+      description: "The find tool of MCP server crm.",
+      ownership: "mcp",
+      executor: "mcp",
+      group: "mcp",
+      permissionPolicy: "always_ask",
+      readOnly: true,
+      destructive: false,
+      idempotent: true,
+      parallelism: { parallelSafe: true },
+      mcpServerName: "crm",
+      mcpToolName: "find",
+    });
+    expect(tools[1]).toMatchObject({
+      readOnly: false,
+      destructive: true,
+      idempotent: true,
+      parallelism: { parallelSafe: false },
+    });
+    const allowed = mcpToolDefinitions([server({ permission_policy: "always_allow" })], [listing]).tools;
+    expect(allowed.every((tool) => tool.permissionPolicy === "always_allow")).toBe(true);
+  });
+
+  it("excludes the tools of an unlisted or unreachable server, and an environment server shadowed by the agent's", () => {
+    const down = { name: "crm", status: "unreachable" as const, reason: "the call timed out" };
+    expect(mcpToolDefinitions([server()], []).excluded).toEqual([
+      expect.objectContaining({ tool: "mcp__crm__*", step: "runtime_gating", rule: "mcp_server:crm" }),
+    ]);
+    expect(mcpToolDefinitions([server()], [down]).excluded[0]?.reason).toBe(
+      'MCP server "crm" could not be reached: the call timed out',
+    );
+    const shadowed = sessionMcpServers(
+      [server()],
+      [server({ url: "https://other.test/mcp" }), server({ name: "docs" })],
+    );
+    expect(shadowed.servers.map((entry) => [entry.name, entry.url])).toEqual([
+      ["crm", "https://mcp.example.com/mcp"],
+      ["docs", "https://mcp.example.com/mcp"],
+    ]);
+    expect(shadowed.excluded).toEqual([
+      expect.objectContaining({ step: "environment", rule: "mcp_server:crm" }),
+    ]);
+  });
+
+  it("joins the effective set through the policy pipeline: deny by namespaced pattern, group:mcp", () => {
+    const inputs = (toolPolicy: Record<string, unknown>) => ({
+      agent: {
+        model: { provider: "anthropic" as const, id: "m", max_output_tokens: 1, context_window_tokens: 10 },
+        tools: [],
+        tool_policy: toolPolicy,
+        mcp_servers: [server()],
+      },
+      environmentPolicy: null,
+      environmentMcpServers: [],
+      mcpListings: [listing],
+      depth: 0,
+      childCount: 0,
+      sandboxStatus: null,
+      sandboxImage: null,
+      memoryReady: false,
+      agentTools: [],
+    });
+    const settings = {
+      globalToolPolicy: {},
+      maxSubSessionDepth: 2,
+      webSearch: false,
+      maxChildrenPerSession: 10,
+      browserImages: [],
+    };
+    const offered = sessionEffectiveTools(inputs({}), settings);
+    expect(offered.tools.filter((tool) => tool.ownership === "mcp").map((tool) => tool.name)).toEqual([
+      "mcp__crm__delete",
+      "mcp__crm__find",
+    ]);
+    const denied = sessionEffectiveTools(inputs({ deny: ["mcp__crm__del*"] }), settings);
+    expect(denied.excluded).toContainEqual(
+      expect.objectContaining({ tool: "mcp__crm__delete", step: "agent" }),
+    );
+    const noMcp = sessionEffectiveTools(inputs({ deny: ["group:mcp"] }), settings);
+    expect(noMcp.tools.some((tool) => tool.group === "mcp")).toBe(false);
+  });
+});
+
+describe("MCP schemas per provider (the cases OpenClaw reports breaking)", () => {
+  // draft-07 `definitions` and an `anyOf` here; the e2e fixture's tool has `$defs` and `oneOf`.
+  const schema = {
+    type: "object",
+    definitions: {
+      byId: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
+      byEmail: { properties: { email: { type: "string", format: "email" } }, required: ["email"] },
+    },
+    properties: {
+      by: { anyOf: [{ $ref: "#/definitions/byId" }, { $ref: "#/definitions/byEmail" }] },
+      when: { type: "string", format: "date" },
+      anything: {},
+    },
+    required: ["by"],
+  };
+
+  it("inlines $ref/$defs for OpenAI and Gemini (Anthropic takes JSON Schema as is)", () => {
+    for (const provider of ["openai", "gemini"] as const) {
+      const text = JSON.stringify(normalizeToolSchema(schema, provider).schema);
+      expect(text, provider).not.toMatch(/\$ref|\$defs|definitions/);
+    }
+  });
+
+  it("gives Gemini no oneOf and no format it rejects, and OpenAI an object top level", () => {
+    const gemini = JSON.stringify(normalizeToolSchema(schema, "gemini").schema);
+    expect(gemini).not.toMatch(/anyOf|oneOf|"format":"(email|date)"/);
+    expect(normalizeToolSchema({ properties: { q: { type: "string" } } }, "openai").schema.type).toBe(
+      "object",
+    );
+    expect(normalizeToolSchema({ properties: { q: { type: "string" } } }, "gemini").schema.type).toBe(
+      "object",
+    );
+  });
+});

@@ -1,0 +1,318 @@
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { SessionEvent } from "@wakeloop/contracts";
+import { type McpFixture, Platform, startMcpFixture, toolResults } from "@wakeloop/testing";
+import { EffectiveToolSet, mcpToolName } from "@wakeloop/tool-runtime";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// Issue #12, MCP part, through the running services against a real MCP server built with the official
+// SDK (packages/testing): the worker lists its tools at each wake start, offers them namespaced and
+// always_ask by default, calls them through the egress guard with a credential from the tenant's
+// vault, and turns the server's errors, a restart mid-call and an interrupt into clear results.
+
+const TOKEN = `mcp-secret-${randomBytes(12).toString("hex")}`;
+let fixture: McpFixture;
+let platform: Platform;
+
+beforeAll(async () => {
+  fixture = await startMcpFixture({ token: TOKEN });
+  platform = await Platform.start({
+    workers: 1,
+    // The fixture listens on 127.0.0.1: reaching it is the operator's explicit decision.
+    workerEnv: { MCP_ALLOWED_HOSTS: "127.0.0.1", LOG_LEVEL: "debug" },
+  });
+  const stored = await platform.request("PUT", "/v1/vault/secrets/fixture_token", { value: TOKEN });
+  expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+}, 120_000);
+
+afterAll(async () => {
+  await platform?.stop();
+  await fixture?.close();
+});
+
+function fixtureServer(fields: Record<string, unknown> = {}) {
+  return {
+    type: "url",
+    name: "fixture",
+    url: fixture.url,
+    headers: { Authorization: { secret: "fixture_token", prefix: "Bearer " } },
+    ...fields,
+  };
+}
+
+async function session(agentFields: Record<string, unknown>): Promise<string> {
+  const agent = await platform.request("POST", "/v1/agents", {
+    name: "mcp user",
+    model: platform.fakeModel(),
+    ...agentFields,
+  });
+  expect(agent.status, JSON.stringify(agent.body)).toBe(200);
+  const created = await platform.request("POST", "/v1/sessions", { agent: agent.body.id });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  return created.body.id as string;
+}
+
+async function send(sessionId: string, events: unknown[], stop = "end_turn"): Promise<SessionEvent[]> {
+  const before = (await platform.events(sessionId)).at(-1)?.seq ?? 0;
+  const sent = await platform.request("POST", `/v1/sessions/${sessionId}/events`, { events });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+  await platform.waitForIdle(sessionId, stop, before, 60_000);
+  return (await platform.events(sessionId)).filter((event) => event.seq > before);
+}
+
+const say = (text: string) => ({ type: "user.message", content: [{ type: "text", text }] });
+const tools = async (id: string) =>
+  EffectiveToolSet.parse((await platform.request("GET", `/v1/sessions/${id}/tools`)).body);
+
+describe("MCP servers through the services", () => {
+  it("rejects bad server specs and vault input with clear 4xx errors, and lists names only", async () => {
+    const bad = [
+      [{ ...fixtureServer(), name: "two__parts" }, "MCP server names match"],
+      [{ ...fixtureServer(), url: "ftp://example.com/mcp" }, "an http(s) URL"],
+      [{ ...fixtureServer(), headers: { Authorization: "Bearer plain" } }, "mcp_servers"],
+    ] as const;
+    for (const [server, message] of bad) {
+      const response = await platform.request("POST", "/v1/agents", {
+        name: "bad",
+        model: platform.fakeModel(),
+        mcp_servers: [server],
+      });
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(response.body)).toContain(message);
+    }
+    const twice = await platform.request("POST", "/v1/agents", {
+      name: "bad",
+      model: platform.fakeModel(),
+      mcp_servers: [fixtureServer(), fixtureServer()],
+    });
+    expect(twice.status).toBe(400);
+    expect(JSON.stringify(twice.body)).toContain('two MCP servers are named \\"fixture\\"');
+    const policy = await platform.request("POST", "/v1/agents", {
+      name: "bad",
+      model: platform.fakeModel(),
+      tool_policy: { deny: ["mcp__other__*"] },
+    });
+    expect(policy.status).toBe(400);
+    expect(JSON.stringify(policy.body)).toContain("unknown tool or group");
+
+    expect((await platform.request("PUT", "/v1/vault/secrets/ok", { value: "" })).status).toBe(400);
+    expect((await platform.request("PUT", "/v1/vault/secrets/bad%20name", { value: "x" })).status).toBe(400);
+    expect((await platform.request("DELETE", "/v1/vault/secrets/never_stored")).status).toBe(404);
+    const listed = await platform.request("GET", "/v1/vault/secrets");
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((secret: { name: string }) => secret.name)).toContain("fixture_token");
+    expect(JSON.stringify(listed.body)).not.toContain(TOKEN);
+  });
+
+  it("lists, namespaces and normalizes the tools; a call asks first and runs once allowed", async () => {
+    const id = await session({ mcp_servers: [fixtureServer()] });
+    const before = await tools(id);
+    expect(before.excluded).toContainEqual(
+      expect.objectContaining({
+        tool: "mcp__fixture__*",
+        step: "runtime_gating",
+        rule: "mcp_server:fixture",
+      }),
+    );
+
+    platform.fake.enqueue({ toolCalls: [{ name: "mcp__fixture__echo", input: { text: "hello over MCP" } }] });
+    const paused = await send(id, [say("echo something")], "requires_action");
+    expect(paused.find((event) => event.type === "mcp.tools_listed")).toBeDefined();
+    const use = paused.find((event) => event.type === "agent.mcp_tool_use");
+    expect(use).toMatchObject({
+      name: "mcp__fixture__echo",
+      mcp_server_name: "fixture",
+      evaluated_permission: "ask",
+    });
+    expect(fixture.calls.some((call) => call.arguments.text === "hello over MCP")).toBe(false);
+
+    // What the model was offered: namespaced names and schemas without $ref / $defs.
+    const request = platform.fake.requests.findLast((entry) => entry.path === "/v1/chat/completions");
+    if (request === undefined) throw new Error("the fake model got no request");
+    const offered = (request.body as { tools: Array<{ function: { name: string; parameters: unknown } }> })
+      .tools;
+    const lookup = offered.find((tool) => tool.function.name === mcpToolName("fixture", "Lookup.Record-v2"));
+    expect(lookup).toBeDefined();
+    expect(JSON.stringify(lookup?.function.parameters)).not.toMatch(/\$ref|\$defs/);
+    const after = await tools(id);
+    expect(after.tools.find((tool) => tool.name === "mcp__fixture__echo")).toMatchObject({
+      ownership: "mcp",
+      group: "mcp",
+      permissionPolicy: "always_ask",
+      mcpToolName: "echo",
+    });
+
+    platform.fake.enqueue({ text: "echoed" });
+    const answered = await send(id, [
+      { type: "user.tool_confirmation", tool_use_id: use?.id, result: "allow" },
+    ]);
+    expect(toolResults(await platform.events(id))).toEqual([
+      { name: "mcp__fixture__echo", isError: false, value: "hello over MCP" },
+    ]);
+    expect(answered.some((event) => event.type === "agent.mcp_tool_result")).toBe(true);
+    const ledger = await platform.db
+      .selectFrom("tool_calls")
+      .select(["name", "status"])
+      .where("session_id", "=", id)
+      .execute();
+    expect(ledger).toEqual([{ name: "mcp__fixture__echo", status: "succeeded" }]);
+  });
+
+  it("turns an isError result into an error result, and vault_list shows names, never values", async () => {
+    const id = await session({ mcp_servers: [fixtureServer({ permission_policy: "always_allow" })] });
+    platform.fake.enqueue(
+      {
+        toolCalls: [
+          { name: "mcp__fixture__fail", input: {} },
+          { name: "vault_list", input: {} },
+        ],
+      },
+      { text: "done" },
+    );
+    const [failed, vault] = toolResults(await send(id, [say("try it")]));
+    expect(failed).toEqual({
+      name: "mcp__fixture__fail",
+      isError: true,
+      value: "the fixture failed on purpose",
+    });
+    expect(vault).toMatchObject({
+      name: "vault_list",
+      isError: false,
+      value: {
+        secrets: [expect.objectContaining({ name: "fixture_token", used_by: ["fixture"] })],
+        missing: [],
+        servers: [{ name: "fixture", status: "ready", tools: 4 }],
+      },
+    });
+  });
+
+  it("offers an environment's servers too, leaving out one named like the agent's", async () => {
+    const environment = await platform.request("POST", "/v1/environments", {
+      name: "with mcp",
+      mcp_servers: [
+        fixtureServer({ name: "team", permission_policy: "always_allow" }),
+        fixtureServer({ url: "http://127.0.0.1:1/shadowed" }),
+      ],
+    });
+    expect(environment.status, JSON.stringify(environment.body)).toBe(200);
+    const agent = await platform.createAgent({ mcp_servers: [fixtureServer()] });
+    const created = await platform.request("POST", "/v1/sessions", {
+      agent: agent,
+      environment_id: environment.body.id,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.id as string;
+    platform.fake.enqueue(
+      { toolCalls: [{ name: "mcp__team__echo", input: { text: "from the environment" } }] },
+      { text: "ok" },
+    );
+    expect(toolResults(await send(id, [say("use the team server")]))).toEqual([
+      { name: "mcp__team__echo", isError: false, value: "from the environment" },
+    ]);
+    const set = await tools(id);
+    expect(set.tools.find((tool) => tool.name === "mcp__fixture__echo")?.permissionPolicy).toBe("always_ask");
+    expect(set.excluded).toContainEqual(
+      expect.objectContaining({ tool: "mcp__fixture__*", step: "environment", rule: "mcp_server:fixture" }),
+    );
+  });
+
+  it("excludes the tools of a server that does not answer, with the reason in /tools", async () => {
+    const id = await session({
+      mcp_servers: [fixtureServer({ name: "down", url: `http://127.0.0.1:${await closedPort()}/mcp` })],
+    });
+    platform.fake.enqueue({ toolCalls: [{ name: "mcp__down__echo", input: { text: "x" } }] }, { text: "ok" });
+    const [rejected] = toolResults(await send(id, [say("use the down server")]));
+    expect(rejected).toMatchObject({ name: "mcp__down__echo", isError: true });
+    const set = await tools(id);
+    const exclusion = set.excluded.find((entry) => entry.rule === "mcp_server:down");
+    expect(exclusion?.reason).toContain('MCP server "down" could not be reached');
+    expect(exclusion?.reason).toContain("ECONNREFUSED");
+  });
+
+  it("a restart mid-call is a clear error (the tool is not idempotent) and the next call works", async () => {
+    const id = await session({ mcp_servers: [fixtureServer({ permission_policy: "always_allow" })] });
+    platform.fake.enqueue(
+      { toolCalls: [{ name: "mcp__fixture__slow", input: { ms: 20_000 } }] },
+      { text: "hm" },
+    );
+    const before = (await platform.events(id)).at(-1)?.seq ?? 0;
+    await platform.request("POST", `/v1/sessions/${id}/events`, { events: [say("wait a while")] });
+    await waitFor(() => fixture.calls.some((call) => call.name === "slow" && call.arguments.ms === 20_000));
+    await fixture.restart();
+    await platform.waitForIdle(id, "end_turn", before, 30_000);
+    const [lost] = toolResults((await platform.events(id)).filter((event) => event.seq > before));
+    expect(lost).toMatchObject({ name: "mcp__fixture__slow", isError: true });
+    expect(lost?.value).toContain("closed the connection during the call");
+    expect(lost?.value).toContain("outcome is unknown");
+
+    platform.fake.enqueue(
+      { toolCalls: [{ name: "mcp__fixture__echo", input: { text: "after restart" } }] },
+      { text: "ok" },
+    );
+    expect(toolResults(await send(id, [say("again")]))).toEqual([
+      { name: "mcp__fixture__echo", isError: false, value: "after restart" },
+    ]);
+  });
+
+  it("an interrupt cancels a running MCP call at the server", async () => {
+    const id = await session({ mcp_servers: [fixtureServer({ permission_policy: "always_allow" })] });
+    platform.fake.enqueue({ toolCalls: [{ name: "mcp__fixture__slow", input: { ms: 30_000 } }] });
+    const before = (await platform.events(id)).at(-1)?.seq ?? 0;
+    const cancelledBefore = fixture.cancelled.length;
+    await platform.request("POST", `/v1/sessions/${id}/events`, { events: [say("wait long")] });
+    await waitFor(() => fixture.calls.some((call) => call.name === "slow" && call.arguments.ms === 30_000));
+    const started = Date.now();
+    await platform.request("POST", `/v1/sessions/${id}/events`, { events: [{ type: "user.interrupt" }] });
+    await platform.waitForIdle(id, "end_turn", before, 15_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const events = (await platform.events(id)).filter((event) => event.seq > before);
+    const [cancelled] = toolResults(events);
+    expect(cancelled).toMatchObject({ name: "mcp__fixture__slow", isError: true });
+    expect(cancelled?.value).toContain("cancelled by an interrupt");
+    expect(events.some((event) => event.type === "agent.mcp_tool_result")).toBe(true);
+    await waitFor(() => fixture.cancelled.length > cancelledBefore);
+    const ledger = await platform.db
+      .selectFrom("tool_calls")
+      .select("status")
+      .where("session_id", "=", id)
+      .execute();
+    expect(ledger).toEqual([{ status: "cancelled" }]);
+  });
+
+  it("the vault's value reached the MCP server and nothing else: no event, ledger row, span or log", async () => {
+    expect(fixture.headers.some((headers) => headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    const { rows } = await sql<{ found: number }>`
+      SELECT (SELECT count(*) FROM session_events WHERE body::text LIKE ${`%${TOKEN}%`})
+           + (SELECT count(*) FROM tool_calls WHERE input::text LIKE ${`%${TOKEN}%`} OR result::text LIKE ${`%${TOKEN}%`})
+           + (SELECT count(*) FROM spans WHERE attributes::text LIKE ${`%${TOKEN}%`} OR events::text LIKE ${`%${TOKEN}%`}) AS found`.execute(
+      platform.db,
+    );
+    expect(Number(rows[0]?.found)).toBe(0);
+    expect(await platform.db.selectFrom("spans").select("name").limit(1).execute()).toHaveLength(1);
+    for (const app of platform.apps.values()) {
+      expect(JSON.stringify(app.records)).not.toContain(TOKEN);
+      expect(app.stderr).not.toContain(TOKEN);
+    }
+    const sealed = await platform.db.selectFrom("vault_secrets").select("sealed").executeTakeFirstOrThrow();
+    expect(sealed.sealed.includes(Buffer.from(TOKEN))).toBe(false);
+  });
+});
+
+/** A local port nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
