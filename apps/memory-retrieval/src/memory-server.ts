@@ -31,7 +31,7 @@ import {
 import { memoryTools } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
 import { runMemoryTool } from "./memory-tools";
-import { recallMemory } from "./recall";
+import { recallable, recallMemory } from "./recall";
 import { skillsIndex } from "./skill-tools";
 
 export interface MemoryServerOptions {
@@ -179,9 +179,11 @@ export function startMemoryServer(options: MemoryServerOptions) {
           span.end();
         }
       }),
-    context: async (request) => ({
-      skills: await skillsIndex(db, { tenantId: request.tenant_id, agentId: request.agent_id }),
-    }),
+    context: async (request) => {
+      const scope = { tenantId: request.tenant_id, agentId: request.agent_id };
+      const [skills, canRecall] = await Promise.all([skillsIndex(db, scope), recallable(db, scope)]);
+      return { skills, recallable: canRecall };
+    },
     recall: (request) =>
       tracer.startActiveSpan("memory recall", async (span) => {
         span.setAttribute(ATTR_WAKELOOP_TENANT_ID, request.tenant_id);

@@ -4,8 +4,11 @@ import {
   NOTEPAD_STORE,
   SKILLS_STORE,
 } from "@wakeloop/contracts";
-import { type Database, readMemoryEntry, searchMemory, withTenant } from "@wakeloop/db";
+import { type Database, hasMemoryEntries, readMemoryEntry, searchMemory, withTenant } from "@wakeloop/db";
 import type { Kysely } from "kysely";
+
+/** Skills and notepads are in the system context by other ways (the skills index, tools), never recalled. */
+const NOT_RECALLED = [SKILLS_STORE, NOTEPAD_STORE];
 
 /** Words of the new input searched for at most; a long paste does not become a huge query. */
 const MAX_QUERY_WORDS = 32;
@@ -40,7 +43,7 @@ export async function recallMemory(
   const { found, entries } = await withTenant(db, request.tenant_id, async (trx) => {
     const found = await searchMemory(trx, scope, {
       query,
-      excludeStores: [SKILLS_STORE, NOTEPAD_STORE],
+      excludeStores: NOT_RECALLED,
       limit: request.limit,
     });
     const entries = [];
@@ -63,4 +66,12 @@ export async function recallMemory(
       ];
     }),
   };
+}
+
+/** Whether `recallMemory` could find anything for the agent: false when it has no entry to recall. */
+export function recallable(
+  db: Kysely<Database>,
+  scope: { tenantId: string; agentId: string },
+): Promise<boolean> {
+  return hasMemoryEntries(db, scope, { excludeStores: NOT_RECALLED });
 }

@@ -62,6 +62,7 @@ export {
   renewLeases,
 } from "./lease";
 export {
+  hasMemoryEntries,
   listMemoryEntries,
   listMemoryStores,
   listMemoryVersions,

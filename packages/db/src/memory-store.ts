@@ -312,6 +312,25 @@ export function listMemoryEntries(
   });
 }
 
+/** Whether the agent has any live entry outside `excludeStores`: with none, a search cannot find one. */
+export function hasMemoryEntries(
+  db: Kysely<Database>,
+  scope: MemoryScope,
+  options: { excludeStores: readonly string[] },
+): Promise<boolean> {
+  return withTenant(db, scope.tenantId, async (trx) => {
+    const row = await trx
+      .selectFrom("memory_entries")
+      .select(sql<number>`1`.as("one"))
+      .where("tenant_id", "=", scope.tenantId)
+      .where("agent_id", "=", scope.agentId)
+      .where("store", "not in", options.excludeStores)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  });
+}
+
 /** An entry's versions, newest first (including the `deleted` ones). */
 export function listMemoryVersions(
   db: Kysely<Database>,
