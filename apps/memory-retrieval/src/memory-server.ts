@@ -179,10 +179,13 @@ export function startMemoryServer(options: MemoryServerOptions) {
           span.end();
         }
       }),
-    context: async (request) => {
+    context: (request) => {
       const scope = { tenantId: request.tenant_id, agentId: request.agent_id };
-      const [skills, canRecall] = await Promise.all([skillsIndex(db, scope), recallable(db, scope)]);
-      return { skills, recallable: canRecall };
+      // One tenant transaction on one connection for both reads (the helpers join it).
+      return withTenant(db, request.tenant_id, async (trx) => ({
+        skills: await skillsIndex(trx, scope),
+        recallable: await recallable(trx, scope),
+      }));
     },
     recall: (request) =>
       tracer.startActiveSpan("memory recall", async (span) => {
