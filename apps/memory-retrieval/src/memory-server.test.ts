@@ -167,6 +167,8 @@ describe("memory service", () => {
     });
     await call("memory_write", { target: "notes.md", content: "The VPN is needed." }, { owner: fresh });
     expect((await context()).recallable).toBe(true);
+    // Asked under another tenant, the same agent id sees none of it.
+    expect(await client.context(stranger.tenantId, fresh.agentId)).toEqual({ skills: [], recallable: false });
   });
 
   it("keeps skills versioned, indexed when enabled, and searchable", async () => {

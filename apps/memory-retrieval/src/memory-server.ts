@@ -31,8 +31,8 @@ import {
 import { memoryTools } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
 import { runMemoryTool } from "./memory-tools";
-import { recallable, recallMemory } from "./recall";
-import { skillsIndex } from "./skill-tools";
+import { recallMemory } from "./recall";
+import { wakeContext } from "./skill-tools";
 
 export interface MemoryServerOptions {
   bus: Bus;
@@ -179,14 +179,7 @@ export function startMemoryServer(options: MemoryServerOptions) {
           span.end();
         }
       }),
-    context: (request) => {
-      const scope = { tenantId: request.tenant_id, agentId: request.agent_id };
-      // One tenant transaction on one connection for both reads (the helpers join it).
-      return withTenant(db, request.tenant_id, async (trx) => ({
-        skills: await skillsIndex(trx, scope),
-        recallable: await recallable(trx, scope),
-      }));
-    },
+    context: (request) => wakeContext(db, { tenantId: request.tenant_id, agentId: request.agent_id }),
     recall: (request) =>
       tracer.startActiveSpan("memory recall", async (span) => {
         span.setAttribute(ATTR_WAKELOOP_TENANT_ID, request.tenant_id);

@@ -4,11 +4,11 @@ import {
   NOTEPAD_STORE,
   SKILLS_STORE,
 } from "@wakeloop/contracts";
-import { type Database, hasMemoryEntries, readMemoryEntry, searchMemory, withTenant } from "@wakeloop/db";
+import { type Database, readMemoryEntry, searchMemory, withTenant } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 
 /** Skills and notepads are in the system context by other ways (the skills index, tools), never recalled. */
-const NOT_RECALLED = [SKILLS_STORE, NOTEPAD_STORE];
+export const NOT_RECALLED = [SKILLS_STORE, NOTEPAD_STORE];
 
 /** Words of the new input searched for at most; a long paste does not become a huge query. */
 const MAX_QUERY_WORDS = 32;
@@ -66,12 +66,4 @@ export async function recallMemory(
       ];
     }),
   };
-}
-
-/** Whether `recallMemory` could find anything for the agent: false when it has no entry to recall. */
-export function recallable(
-  db: Kysely<Database>,
-  scope: { tenantId: string; agentId: string },
-): Promise<boolean> {
-  return hasMemoryEntries(db, scope, { excludeStores: NOT_RECALLED });
 }

@@ -62,7 +62,6 @@ export {
   renewLeases,
 } from "./lease";
 export {
-  hasMemoryEntries,
   listMemoryEntries,
   listMemoryStores,
   listMemoryVersions,
@@ -75,6 +74,7 @@ export {
   type MemorySearchOptions,
   type MemoryStoreSummary,
   type MemoryWrite,
+  memoryContext,
   readMemoryEntry,
   readMemoryVersion,
   recordedMemoryCall,

@@ -312,23 +312,25 @@ export function listMemoryEntries(
   });
 }
 
-/** Whether the agent has any live entry outside `excludeStores`: with none, a search cannot find one. */
-export function hasMemoryEntries(
+/**
+ * What a wake's system context needs of an agent's memory, in one call (`wl_memory_context`, which
+ * scopes itself): the first `limit` entries of `store` by target (target and metadata), and whether
+ * the agent has any live entry outside `notRecalled` (with none, recall cannot find one).
+ */
+export async function memoryContext(
   db: Kysely<Database>,
   scope: MemoryScope,
-  options: { excludeStores: readonly string[] },
-): Promise<boolean> {
-  return withTenant(db, scope.tenantId, async (trx) => {
-    const row = await trx
-      .selectFrom("memory_entries")
-      .select(sql<number>`1`.as("one"))
-      .where("tenant_id", "=", scope.tenantId)
-      .where("agent_id", "=", scope.agentId)
-      .where("store", "not in", options.excludeStores)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
-  });
+  options: { store: string; limit: number; notRecalled: readonly string[] },
+): Promise<{ entries: Array<Pick<MemoryEntrySummary, "target" | "metadata">>; recallable: boolean }> {
+  const { rows } = await sql<{ entries: unknown; recallable: boolean }>`SELECT * FROM wl_memory_context(
+    ${scope.tenantId}, ${scope.agentId}, ${options.store}, ${options.limit}::integer,
+    ${options.notRecalled}::text[])`.execute(db);
+  const [row] = rows;
+  if (row === undefined) throw new Error("wl_memory_context returned no row");
+  return {
+    entries: row.entries as Array<Pick<MemoryEntrySummary, "target" | "metadata">>,
+    recallable: row.recallable,
+  };
 }
 
 /** An entry's versions, newest first (including the `deleted` ones). */
