@@ -4,7 +4,8 @@ import { runStatements } from "./run-statements";
 // What a wake's system context needs of an agent's memory (issue #9): the entries of one store (the
 // skills index) and whether it has any entry outside some stores (whether recall could find one), in
 // one call that scopes itself to the tenant like wl_session (migration 0011) instead of a transaction
-// of four round trips on the way to every wake's first model request.
+// of four round trips on the way to every wake's first model request. The scoping block is 0011's,
+// copied on purpose: an applied migration's SQL must never change with another file.
 const SCOPE = `
   IF coalesce(current_setting('wakeloop.tenant_id', true), '') NOT IN ('', p_tenant) THEN
     RAISE EXCEPTION 'one transaction cannot act for two tenants' USING ERRCODE = 'WL001';
