@@ -13,10 +13,19 @@ export async function newSessions(platform: Platform, count: number): Promise<st
   return ids;
 }
 
+/**
+ * Sends a user message as a client does: a 503 ("retry later": Postgres, shared on the bench machine,
+ * had no connection to give within the gateway's wait) is sent again after a pause, up to 10 times.
+ */
 export async function say(platform: Platform, sessionId: string, text: string): Promise<void> {
   const body = { events: [{ type: "user.message", content: [{ type: "text", text }] }] };
-  const sent = await platform.request("POST", `/v1/sessions/${sessionId}/events`, body);
-  if (sent.status !== 202) throw new Error(`message refused: ${sent.status} ${JSON.stringify(sent.body)}`);
+  for (let attempt = 1; ; attempt++) {
+    const sent = await platform.request("POST", `/v1/sessions/${sessionId}/events`, body);
+    if (sent.status === 202) return;
+    if (sent.status !== 503 || attempt === 10)
+      throw new Error(`message refused: ${sent.status} ${JSON.stringify(sent.body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+  }
 }
 
 /** Resolves once every session's turn has ended (idle with `end_turn`). */

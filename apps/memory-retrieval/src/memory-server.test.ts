@@ -151,6 +151,26 @@ describe("memory service", () => {
     expect(json(shared).content).toBe("Staging deploys need the VPN.\n\nTests need Postgres 16.");
   });
 
+  it("says whether recall could find anything: not for skills and notepads alone", async () => {
+    const fresh = await seedAgent(testDb.db);
+    const context = () => client.context(fresh.tenantId, fresh.agentId);
+    expect(await context()).toEqual({ skills: [], recallable: false });
+    await call(
+      "create_skill",
+      { name: "deploy", description: "How to deploy", content: "run deploy.sh" },
+      { owner: fresh },
+    );
+    await call("write_notepad", { content: "scratch" }, { owner: fresh });
+    expect(await context()).toEqual({
+      skills: [{ name: "deploy", description: "How to deploy" }],
+      recallable: false,
+    });
+    await call("memory_write", { target: "notes.md", content: "The VPN is needed." }, { owner: fresh });
+    expect((await context()).recallable).toBe(true);
+    // Asked under another tenant, the same agent id sees none of it.
+    expect(await client.context(stranger.tenantId, fresh.agentId)).toEqual({ skills: [], recallable: false });
+  });
+
   it("keeps skills versioned, indexed when enabled, and searchable", async () => {
     const created = await call("create_skill", {
       name: "release-checklist",
@@ -164,9 +184,9 @@ describe("memory service", () => {
       content: "y",
     });
     expect(json(duplicate).error).toMatchObject({ code: "memory_skill_exists" });
-    expect(await client.context(agent.tenantId, agent.agentId)).toEqual({
-      skills: [{ name: "release-checklist", description: "Steps to cut a release" }],
-    });
+    expect((await client.context(agent.tenantId, agent.agentId)).skills).toEqual([
+      { name: "release-checklist", description: "Steps to cut a release" },
+    ]);
     const hits = json(await call("skills_search", { query: "changelog" })).skills;
     expect(hits).toEqual([expect.objectContaining({ name: "release-checklist" })]);
     await call("disable_skill", { name: "release-checklist" });

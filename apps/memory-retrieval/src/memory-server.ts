@@ -32,7 +32,7 @@ import { memoryTools } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
 import { runMemoryTool } from "./memory-tools";
 import { recallMemory } from "./recall";
-import { skillsIndex } from "./skill-tools";
+import { wakeContext } from "./skill-tools";
 
 export interface MemoryServerOptions {
   bus: Bus;
@@ -179,9 +179,7 @@ export function startMemoryServer(options: MemoryServerOptions) {
           span.end();
         }
       }),
-    context: async (request) => ({
-      skills: await skillsIndex(db, { tenantId: request.tenant_id, agentId: request.agent_id }),
-    }),
+    context: (request) => wakeContext(db, { tenantId: request.tenant_id, agentId: request.agent_id }),
     recall: (request) =>
       tracer.startActiveSpan("memory recall", async (span) => {
         span.setAttribute(ATTR_WAKELOOP_TENANT_ID, request.tenant_id);

@@ -7,6 +7,9 @@ import {
 import { type Database, readMemoryEntry, searchMemory, withTenant } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 
+/** Skills and notepads are in the system context by other ways (the skills index, tools), never recalled. */
+export const NOT_RECALLED = [SKILLS_STORE, NOTEPAD_STORE];
+
 /** Words of the new input searched for at most; a long paste does not become a huge query. */
 const MAX_QUERY_WORDS = 32;
 
@@ -40,7 +43,7 @@ export async function recallMemory(
   const { found, entries } = await withTenant(db, request.tenant_id, async (trx) => {
     const found = await searchMemory(trx, scope, {
       query,
-      excludeStores: [SKILLS_STORE, NOTEPAD_STORE],
+      excludeStores: NOT_RECALLED,
       limit: request.limit,
     });
     const entries = [];

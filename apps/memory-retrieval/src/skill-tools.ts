@@ -1,10 +1,10 @@
 import {
   CreateSkillInput,
   DeleteSkillInput,
+  type MemoryContextResponse,
   type MemoryToolName,
   SKILLS_STORE,
   SkillNameInput,
-  type SkillSummary,
   SkillsListInput,
   SkillsSearchInput,
   UpdateSkillInput,
@@ -16,11 +16,13 @@ import {
   lockMemoryStore,
   type MemoryEntry,
   type MemoryScope,
+  memoryContext,
   readMemoryEntry,
   searchMemory,
   writeMemory,
 } from "@wakeloop/db";
 import type { Kysely } from "kysely";
+import { NOT_RECALLED } from "./recall";
 import { notFound, parseInput, type ToolCall } from "./tool-call";
 
 // Skills are entries of the agent's `skills` store: the target is the name, the content the procedure,
@@ -42,13 +44,21 @@ function metaOf(entry: Pick<MemoryEntry, "metadata">): SkillMeta {
 
 const readNext = (name: string) => ({ tool: "skills_read", input: { name } });
 
-/** The skills index of the system context: names and descriptions of enabled skills. */
-export async function skillsIndex(db: Kysely<Database>, scope: MemoryScope): Promise<SkillSummary[]> {
-  const entries = await listMemoryEntries(db, scope, SKILLS_STORE, { limit: MAX_SKILLS_LISTED });
-  return entries
+/**
+ * A wake's memory context, in one round trip: the skills index of the system context (names and
+ * descriptions of enabled skills) and whether recall could find anything.
+ */
+export async function wakeContext(db: Kysely<Database>, scope: MemoryScope): Promise<MemoryContextResponse> {
+  const context = await memoryContext(db, scope, {
+    store: SKILLS_STORE,
+    limit: MAX_SKILLS_LISTED,
+    notRecalled: NOT_RECALLED,
+  });
+  const skills = context.entries
     .map((entry) => ({ name: entry.target, ...metaOf(entry) }))
     .filter((skill) => skill.enabled)
     .map(({ name, description }) => ({ name, description }));
+  return { skills, recallable: context.recallable };
 }
 
 async function existing(call: ToolCall, name: string): Promise<MemoryEntry> {

@@ -100,6 +100,10 @@ export async function connectBus(options: ConnectBusOptions): Promise<Bus> {
       timeout: options.connectTimeoutMs ?? 5_000,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1_000,
+      // The client otherwise builds two errors (stack traces) for every request and JetStream publish
+      // in case it fails: ~2 % of the orchestrator's CPU, relaying each event. Our errors say which
+      // call failed without the caller's stack.
+      noAsyncTraces: true,
       // Replies come to an inbox prefix of this user's own, which its permissions can then be limited to.
       ...(options.credentials && {
         user: options.credentials.user,

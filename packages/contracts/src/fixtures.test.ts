@@ -4,9 +4,10 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { WakeJob } from "./bus";
 import { apiJsonSchema, apiSchemas } from "./json-schema";
+import { MemoryContextResponse } from "./memory";
 
 // Read-only fixtures of every wire format: today's code must keep reading what was valid before.
-const schemas: Record<string, z.ZodType> = { ...apiSchemas, WakeJob };
+const schemas: Record<string, z.ZodType> = { ...apiSchemas, WakeJob, MemoryContextResponse };
 const dir = join(import.meta.dirname, "..", "fixtures");
 
 function load(kind: "valid" | "invalid") {

@@ -40,14 +40,21 @@ export const MemoryExecuteResponse = z.object({
 });
 export type MemoryExecuteResponse = z.infer<typeof MemoryExecuteResponse>;
 
-/** What the harness puts in the system context at wake start: the index of enabled skills. */
+/**
+ * What the harness puts in the system context at wake start: the index of enabled skills, and whether
+ * recall could find anything (`recallable`: the agent has entries outside skills and notepads), so a
+ * wake of an agent with nothing to recall does not ask. Absent (an older service): ask.
+ */
 export const MemoryContextRequest = z.object({ tenant_id: Id, agent_id: Id });
 export type MemoryContextRequest = z.infer<typeof MemoryContextRequest>;
 
 export const SkillSummary = z.object({ name: z.string(), description: z.string() });
 export type SkillSummary = z.infer<typeof SkillSummary>;
 
-export const MemoryContextResponse = z.object({ skills: z.array(SkillSummary) });
+export const MemoryContextResponse = z.object({
+  skills: z.array(SkillSummary),
+  recallable: z.boolean().optional(),
+});
 export type MemoryContextResponse = z.infer<typeof MemoryContextResponse>;
 
 /** The top memory hits for a wake's new input, with their content, for the system context. */

@@ -207,7 +207,7 @@ export interface ProviderCredentialsTable {
   updated_at: UpdatedAt;
 }
 
-/** A tenant's vault secret, sealed like a provider key (migration 0020). */
+/** A tenant's vault secret, sealed like a provider key (migration 0023). */
 export interface VaultSecretsTable {
   tenant_id: string;
   name: string;

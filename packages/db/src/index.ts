@@ -88,6 +88,7 @@ export {
   type MemorySearchOptions,
   type MemoryStoreSummary,
   type MemoryWrite,
+  memoryContext,
   readMemoryEntry,
   readMemoryVersion,
   recordedMemoryCall,

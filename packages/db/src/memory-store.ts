@@ -313,6 +313,27 @@ export function listMemoryEntries(
   });
 }
 
+/**
+ * What a wake's system context needs of an agent's memory, in one call (`wl_memory_context`, which
+ * scopes itself): the first `limit` entries of `store` by target (target and metadata), and whether
+ * the agent has any live entry outside `notRecalled` (with none, recall cannot find one).
+ */
+export async function memoryContext(
+  db: Kysely<Database>,
+  scope: MemoryScope,
+  options: { store: string; limit: number; notRecalled: readonly string[] },
+): Promise<{ entries: Array<Pick<MemoryEntrySummary, "target" | "metadata">>; recallable: boolean }> {
+  const { rows } = await sql<{ entries: unknown; recallable: boolean }>`SELECT * FROM wl_memory_context(
+    ${scope.tenantId}, ${scope.agentId}, ${options.store}, ${options.limit}::integer,
+    ${options.notRecalled}::text[])`.execute(db);
+  const [row] = rows;
+  if (row === undefined) throw new Error("wl_memory_context returned no row");
+  return {
+    entries: row.entries as Array<Pick<MemoryEntrySummary, "target" | "metadata">>,
+    recallable: row.recallable,
+  };
+}
+
 /** An entry's versions, newest first (including the `deleted` ones). */
 export function listMemoryVersions(
   db: Kysely<Database>,

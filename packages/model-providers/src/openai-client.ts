@@ -1,6 +1,7 @@
 import { type TokenUsage, ZERO_USAGE } from "@wakeloop/contracts";
 import type { Fetch } from "@wakeloop/egress";
 import OpenAI from "openai";
+import type { Stream } from "openai/streaming";
 import { ModelError, toModelError } from "./errors";
 import type {
   ModelCallOptions,
@@ -10,7 +11,7 @@ import type {
   ModelStreamEvent,
 } from "./model-client";
 import { defineModelClient, settleStopReason } from "./model-stream";
-import { type MaxTokensField, toOpenAIParams } from "./openai-request";
+import { type MaxTokensField, toOpenAIBody } from "./openai-request";
 import { parseToolCallInput } from "./tool-call-input";
 
 export interface OpenAIClientOptions {
@@ -61,7 +62,13 @@ async function* streamCompletion(
   let finishReason: FinishReason = null;
   const calls = new Map<number, { id: string; name: string; args: string }>();
   try {
-    const chunks = await client.chat.completions.create(toOpenAIParams(request, maxTokensField), { signal });
+    // `chat.completions.create` with the body already encoded (`toOpenAIBody`): the same request.
+    const chunks = await client.post<Stream<OpenAI.ChatCompletionChunk>>("/chat/completions", {
+      body: toOpenAIBody(request, maxTokensField),
+      headers: { "content-type": "application/json" },
+      stream: true,
+      signal,
+    });
     for await (const chunk of chunks) {
       if (chunk.usage) usage = usageOf(chunk.usage);
       const choice = chunk.choices.find((candidate) => candidate.index === 0);

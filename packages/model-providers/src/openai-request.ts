@@ -1,6 +1,6 @@
 import type { ContentBlock } from "@wakeloop/contracts";
 import type OpenAI from "openai";
-import { type ModelMessage, type ModelRequest, perMessage } from "./model-client";
+import { type ModelMessage, type ModelRequest, type ModelToolSpec, perMessage } from "./model-client";
 
 type Message = OpenAI.ChatCompletionMessageParam;
 
@@ -72,6 +72,53 @@ const toWire = perMessage((message: ModelMessage): Message[] => {
     }
   }
 });
+
+// Each history message's JSON, encoded once per wake like its wire form: a request's body is then
+// mostly copies of bytes made for earlier requests, not a JSON.stringify and UTF-8 encoding of the
+// whole history and every tool schema each time (the largest cost of a step in the worker's profile).
+const messageBytes = perMessage((message: ModelMessage) =>
+  Buffer.from(
+    toWire(message)
+      .map((wire) => JSON.stringify(wire))
+      .join(","),
+  ),
+);
+// A wake's tool specs are the same objects from request to request (build-request's per-wake tool set).
+const toolJson = new WeakMap<ModelToolSpec, Buffer>();
+
+function toolBytes(tool: ModelToolSpec): Buffer {
+  let bytes = toolJson.get(tool);
+  if (bytes === undefined) {
+    const [wire] =
+      toOpenAIParams({ model: "", system: "", messages: [], tools: [tool], maxOutputTokens: 0 }, "max_tokens")
+        .tools ?? [];
+    bytes = Buffer.from(JSON.stringify(wire));
+    toolJson.set(tool, bytes);
+  }
+  return bytes;
+}
+
+/** `toOpenAIParams` as the UTF-8 JSON body the SDK sends: the same document, from cached pieces. */
+export function toOpenAIBody(request: ModelRequest, maxTokensField: MaxTokensField): Buffer {
+  const { messages: _none, ...head } = toOpenAIParams(
+    { ...request, system: "", messages: [], tools: [] },
+    maxTokensField,
+  );
+  const messages = request.messages.map(messageBytes).filter((bytes) => bytes.length > 0);
+  if (request.system !== "")
+    messages.unshift(Buffer.from(JSON.stringify({ role: "system", content: request.system })));
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(head).slice(0, -1)},"messages":[`)];
+  for (const [index, bytes] of messages.entries()) parts.push(...(index === 0 ? [bytes] : [COMMA, bytes]));
+  if (request.tools.length > 0) {
+    parts.push(Buffer.from('],"tools":['));
+    for (const [index, tool] of request.tools.entries())
+      parts.push(...(index === 0 ? [] : [COMMA]), toolBytes(tool));
+  }
+  parts.push(Buffer.from("]}"));
+  return Buffer.concat(parts);
+}
+
+const COMMA = Buffer.from(",");
 
 export function toOpenAIParams(
   request: ModelRequest,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toAnthropicParams } from "./anthropic-request";
 import type { ModelMessage, ModelRequest } from "./model-client";
-import { toOpenAIParams } from "./openai-request";
+import { toOpenAIBody, toOpenAIParams } from "./openai-request";
 
 const history: ModelMessage[] = [
   { role: "user", content: [{ type: "text", text: "first" }] },
@@ -25,5 +25,32 @@ describe("wire forms shared between requests", () => {
     expect(toAnthropicParams(request(history.slice(0, 1))).messages[0]?.content).toHaveLength(1);
     const openai = JSON.stringify(toOpenAIParams(request(history), "max_tokens"));
     expect(JSON.stringify(toOpenAIParams(request(history), "max_tokens"))).toBe(openai);
+  });
+
+  it("encode the OpenAI body from cached pieces as the same document as the params", () => {
+    const tools = [
+      { name: "get_state", description: 'Reads "state"', inputSchema: { type: "object", properties: {} } },
+      { name: "set_state", description: "Writes", inputSchema: { type: "object" }, strict: true },
+    ];
+    const withImage: ModelMessage = {
+      role: "tool",
+      results: [
+        {
+          toolCallId: "c2",
+          content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "AA==" } }],
+          isError: true,
+        },
+      ],
+    };
+    const cases: ModelRequest[] = [
+      request([]),
+      { ...request(history), system: "Be brief. ✓", tools },
+      { ...request([...history, withImage]), tools: tools.slice(0, 1) },
+    ];
+    for (const each of cases) {
+      const body = toOpenAIBody(each, "max_completion_tokens");
+      expect(JSON.parse(body.toString("utf8"))).toEqual(toOpenAIParams(each, "max_completion_tokens"));
+      expect(toOpenAIBody(each, "max_completion_tokens").equals(body)).toBe(true);
+    }
   });
 });

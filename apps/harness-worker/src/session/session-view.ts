@@ -12,6 +12,8 @@ import type { RecallSection } from "../context/recall-budget";
 /** What the memory service told this wake at its start; without an answer its tools are not offered. */
 export interface WakeMemory {
   ready: boolean;
+  /** Whether recall could find anything: false when the agent has no memory entry to recall. */
+  recallable: boolean;
   /** The skills index for the system context: enabled skills, names and one-line descriptions. */
   skills: SkillSummary[];
   /** Memory entries recalled for the wake's new input, within the recall budget. */
@@ -34,7 +36,7 @@ export class SessionView {
   /** 0 for a root session, its parent's + 1 for a sub-session. */
   readonly depth: number;
   /** Set once at wake start (memory.ready runtime fact, skills index, recall), fixed for the wake. */
-  memory: WakeMemory = { ready: false, skills: [], recalled: [] };
+  memory: WakeMemory = { ready: false, recallable: false, skills: [], recalled: [] };
   /**
    * The agent's own tools, read once at wake start (`loadAgentTools`): a tool created, changed or
    * disabled during the wake is offered as such from the next wake on.

@@ -1,14 +1,19 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { trace } from "@opentelemetry/api";
 import { type Bus, connectBus } from "@wakeloop/bus";
-import { AgentSpec, type MemoryRecallResponse, type SessionEvent } from "@wakeloop/contracts";
+import {
+  AgentSpec,
+  type MemoryContextResponse,
+  type MemoryRecallResponse,
+  type SessionEvent,
+} from "@wakeloop/contracts";
 import { createMemoryClient, memoryService } from "@wakeloop/memory-client";
 import { initialSessionState, reduceSessionState } from "@wakeloop/session-core";
 import { createLogger } from "@wakeloop/telemetry";
 import { testNatsUrl, testPrefix } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionView } from "../session/session-view";
-import { recallForWake } from "./wake-memory";
+import { loadWakeMemory, recallForWake } from "./wake-memory";
 
 // Recall against a memory service on real NATS whose answer this test controls: how long it takes and
 // what it finds.
@@ -18,6 +23,7 @@ let served: { stop(): Promise<void> };
 let delayMs = 0;
 let asked: string[] = [];
 let answered = 0;
+let context: MemoryContextResponse = { skills: [] };
 const log = createLogger({ service: "wake-memory-test", level: "silent" });
 const tracer = trace.getTracer("wake-memory-test");
 const settings = { maxTokens: 1_000, maxHits: 5, timeoutMs: 300 };
@@ -40,7 +46,7 @@ beforeAll(async () => {
   );
   served = (buses[1] as Bus).serve(memoryService, {
     execute: () => Promise.reject(new Error("not in this test")),
-    context: async () => ({ skills: [] }),
+    context: async () => context,
     recall: async (request) => {
       asked.push(request.text);
       await sleep(delayMs);
@@ -58,7 +64,7 @@ afterAll(async () => {
   await Promise.all((buses ?? []).map((bus) => bus.close()));
 });
 
-function view(messages: string[], ready = true): SessionView {
+function view(messages: string[], ready = true, recallable = ready): SessionView {
   const events = messages.map(
     (text, index): SessionEvent => ({
       id: `sevt_${index}`,
@@ -85,7 +91,7 @@ function view(messages: string[], ready = true): SessionView {
     state,
     events,
   });
-  result.memory = { ready, skills: [], recalled: [] };
+  result.memory = { ready, recallable, skills: [], recalled: [] };
   return result;
 }
 
@@ -118,17 +124,55 @@ describe("recallForWake", () => {
     expect(answered).toBe(0);
   });
 
-  it("asks nothing when memory is not ready, recall is off, or there is no new text", async () => {
+  it("asks nothing when memory is not ready, has nothing to recall, recall is off, or there is no new text", async () => {
     asked = [];
     delayMs = 0;
     const memory = createMemoryClient(buses[0] as Bus);
     const none = { sections: [], event: null };
     expect(await recallForWake(memory, tracer, log, view(["vpn"], false), settings)).toEqual(none);
+    expect(await recallForWake(memory, tracer, log, view(["vpn"], true, false), settings)).toEqual(none);
     expect(await recallForWake(memory, tracer, log, view(["vpn"]), { ...settings, maxTokens: 0 })).toEqual(
       none,
     );
     expect(await recallForWake(memory, tracer, log, view([]), settings)).toEqual(none);
     expect(await recallForWake(null, tracer, log, view(["vpn"]), settings)).toEqual(none);
     expect(asked).toEqual([]);
+  });
+});
+
+describe("loadWakeMemory", () => {
+  const scope = { tenantId: "tnt_1", agentId: "agt_1" };
+
+  it("takes the skills index and whether recall could find anything from the service", async () => {
+    const memory = createMemoryClient(buses[0] as Bus);
+    context = { skills: [{ name: "deploy", description: "How to deploy" }], recallable: false };
+    expect(await loadWakeMemory(memory, tracer, log, scope, 1_000)).toEqual({
+      ready: true,
+      recallable: false,
+      skills: [{ name: "deploy", description: "How to deploy" }],
+      recalled: [],
+    });
+    // A service that does not say (older than the field) is asked for recall.
+    context = { skills: [] };
+    expect(await loadWakeMemory(memory, tracer, log, scope, 1_000)).toMatchObject({
+      ready: true,
+      recallable: true,
+    });
+  });
+
+  it("gives the wake no memory when no replica answers", async () => {
+    const nobody = createMemoryClient(
+      await connectBus({ servers: testNatsUrl(), prefix: testPrefix(), name: "nobody" }).then((bus) => {
+        buses.push(bus);
+        return bus;
+      }),
+      { pingTimeoutMs: 200 },
+    );
+    expect(await loadWakeMemory(nobody, tracer, log, scope, 1_000)).toEqual({
+      ready: false,
+      recallable: false,
+      skills: [],
+      recalled: [],
+    });
   });
 });

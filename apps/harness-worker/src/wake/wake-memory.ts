@@ -4,7 +4,7 @@ import type { Logger, Tracer } from "@wakeloop/telemetry";
 import { fitRecall, type RecallSection } from "../context/recall-budget";
 import type { SessionView, WakeMemory } from "../session/session-view";
 
-const UNAVAILABLE: WakeMemory = { ready: false, skills: [], recalled: [] };
+const UNAVAILABLE: WakeMemory = { ready: false, recallable: false, skills: [], recalled: [] };
 
 export interface RecallSettings {
   /** Tokens of recalled memory the system context may hold (0: no recall). */
@@ -16,8 +16,11 @@ export interface RecallSettings {
 }
 
 /**
- * Asks the memory service, once per wake, whether it answers (the `memory.ready` runtime fact) and for
- * the agent's skills index. A service that does not answer costs the wake its memory tools, not the wake.
+ * Asks the memory service, once per wake, whether it answers (the `memory.ready` runtime fact), for
+ * the agent's skills index and whether recall could find anything. The readiness ping (mostly answered
+ * from the client's cache) and the context request go out together, so the context costs one round
+ * trip, run beside the history read. A service that does not answer costs the wake its memory tools,
+ * not the wake.
  */
 export function loadWakeMemory(
   memory: MemoryClient | null,
@@ -28,14 +31,21 @@ export function loadWakeMemory(
 ): Promise<WakeMemory> {
   if (memory === null) return Promise.resolve(UNAVAILABLE);
   return tracer.startActiveSpan("memory context", async (span) => {
+    const context = memory.context(scope.tenantId, scope.agentId, timeoutMs);
     try {
       if (!(await memory.ready())) {
         span.setAttribute("wakeloop.memory.ready", false);
+        // Not waited for: with no replica answering it fails or times out on its own.
+        context.catch(() => undefined);
         return UNAVAILABLE;
       }
-      const { skills } = await memory.context(scope.tenantId, scope.agentId, timeoutMs);
-      span.setAttributes({ "wakeloop.memory.ready": true, "wakeloop.memory.skills": skills.length });
-      return { ready: true, skills, recalled: [] };
+      const { skills, recallable = true } = await context;
+      span.setAttributes({
+        "wakeloop.memory.ready": true,
+        "wakeloop.memory.skills": skills.length,
+        "wakeloop.memory.recallable": recallable,
+      });
+      return { ready: true, recallable, skills, recalled: [] };
     } catch (error) {
       log.warn({ err: error }, "memory service did not give the wake's context; memory tools are off");
       return UNAVAILABLE;
@@ -49,7 +59,8 @@ export function loadWakeMemory(
  * Recalls the agent's memory entries best matching the wake's new input (the user messages no model
  * request has seen yet) into the system context within the token budget; the span `memory recall` and
  * the returned `session.memory_recalled` event say what was recalled. Nothing is asked when the service
- * is not ready or there is no new text, and a slow or failing service costs the recall, not the wake.
+ * is not ready, the agent has nothing to recall, or there is no new text, and a slow or failing service
+ * costs the recall, not the wake.
  */
 export function recallForWake(
   memory: MemoryClient | null,
@@ -68,7 +79,7 @@ export function recallForWake(
     .join("\n")
     .slice(0, 32_000)
     .trim();
-  if (memory === null || !view.memory.ready || settings.maxTokens === 0 || text === "")
+  if (memory === null || !view.memory.recallable || settings.maxTokens === 0 || text === "")
     return Promise.resolve(none);
   return tracer.startActiveSpan("memory recall", async (span) => {
     try {

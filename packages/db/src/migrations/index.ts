@@ -21,6 +21,7 @@ import * as m0020 from "./0020-agent-code";
 import * as m0021 from "./0021-session-model";
 import * as m0022 from "./0022-substrate-resources";
 import * as m0023 from "./0023-mcp-vault";
+import * as m0024 from "./0024-wake-memory-context";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -49,4 +50,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0021-session-model": m0021,
   "0022-substrate-resources": m0022,
   "0023-mcp-vault": m0023,
+  "0024-wake-memory-context": m0024,
 };
