@@ -31,6 +31,7 @@ export {
   type EventHit,
   type EventSearchOptions,
   indexableText,
+  indexedEventsById,
   indexSessionEvents,
   MAX_INDEXED_CHARS,
   type SpanHit,
@@ -74,6 +75,7 @@ export {
   type MemorySearchOptions,
   type MemoryStoreSummary,
   type MemoryWrite,
+  memoryEntriesByKey,
   readMemoryEntry,
   readMemoryVersion,
   recordedMemoryCall,
@@ -95,6 +97,18 @@ export {
   type SessionScope,
 } from "./outcomes";
 export { isConnectionFailure, isInsufficientPrivilege, isUniqueViolation } from "./pg-errors";
+export {
+  claimEmbeddingWork,
+  configureEmbeddings,
+  type EmbeddingKind,
+  type EmbeddingWork,
+  embeddingBacklog,
+  readVectorWindow,
+  type StoredVector,
+  storeEmbeddings,
+  type VectorWindowOptions,
+} from "./retrieval-embeddings";
+export { type RankingFacts, readRankingFacts, type SessionRankingFacts } from "./retrieval-facts";
 export {
   type FireDueInput,
   type Firing,

@@ -17,6 +17,7 @@ import * as m0015 from "./0015-sub-sessions";
 import * as m0016 from "./0016-agent-sql";
 import * as m0017 from "./0017-retrieval";
 import * as m0019 from "./0019-outcomes";
+import * as m0020 from "./0020-retrieval-ranking";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -41,4 +42,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0016-agent-sql": m0016,
   "0017-retrieval": m0017,
   "0019-outcomes": m0019,
+  "0020-retrieval-ranking": m0020,
 };
