@@ -3,6 +3,16 @@ import { runStatements } from "./run-statements";
 
 const DEFINER = "SECURITY DEFINER SET search_path = public, pg_temp";
 const TENANT = "current_setting('wakeloop.tenant_id', true)";
+/** Event search scope, as in migration 0017: $1 agent, $3 sessions (null: all), $4 session left out. */
+const EVENT_SCOPE = `e.tenant_id = ${TENANT} AND e.agent_id = $1
+  AND ($3 IS NULL OR e.session_id = ANY ($3)) AND ($4 IS NULL OR e.session_id <> $4)`;
+/**
+ * Matches of one event search ranked at most, newest first. A query of common words (`deploy or
+ * staging`) matches a tenth of a big agent's history; ranking every match read nearly the whole table
+ * (the p99 of the issue's benchmark). With this bound the planner reads the newest matches through
+ * `session_event_index_recent_idx` and stops; a rare query still takes the text index and ranks all.
+ */
+const EVENT_RANK_WINDOW = 500;
 /** Memory stores whose entries are not memory to retrieve (migration 0012's `memory_search` default). */
 const NOT_RETRIEVED = "ARRAY['skills', 'notepad']";
 
@@ -178,6 +188,29 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       "wl_embedding_backlog_size(integer)",
     ].map((fn) => `REVOKE EXECUTE ON FUNCTION ${fn} FROM PUBLIC`),
 
+    `CREATE INDEX session_event_index_recent_idx ON session_event_index (tenant_id, agent_id, created_at DESC)`,
+    `CREATE OR REPLACE FUNCTION wl_event_search_text(agent text, query text, sessions text[], excluded text,
+        max_rows integer)
+      RETURNS TABLE (event_id text, session_id text, seq integer, type text, tool_name text,
+        created_at timestamptz, rank float8, snippet text)
+      LANGUAGE plpgsql STABLE ${DEFINER} AS $fn$
+      BEGIN
+        RETURN QUERY EXECUTE format($q$
+          SELECT top.event_id, top.session_id, top.seq, top.type, top.tool_name, top.created_at, top.rank,
+            ts_headline('english', top.content, top.q, 'MaxFragments=1, MaxWords=30, MinWords=8')
+          FROM (
+            SELECT recent.*, ts_rank_cd(recent.search_tsv, recent.q)::float8 AS rank FROM (
+              SELECT e.event_id, e.session_id, e.seq, e.type, e.tool_name, e.created_at, e.content,
+                e.search_tsv, q
+              FROM session_event_index e, websearch_to_tsquery('english', %L) q
+              WHERE ${EVENT_SCOPE} AND e.search_tsv @@ q
+              ORDER BY e.created_at DESC LIMIT ${EVENT_RANK_WINDOW}
+            ) recent
+            ORDER BY rank DESC, recent.created_at DESC LIMIT $5
+          ) top ORDER BY top.rank DESC, top.created_at DESC$q$, query)
+        USING agent, query, sessions, excluded, max_rows;
+      END
+      $fn$`,
     // Spans: one lower-cased search text (name, status, message, attributes, events such as exceptions)
     // computed once at insert, with a trigram index, instead of casting every span's attributes per search.
     `ALTER TABLE spans ADD COLUMN search_text text GENERATED ALWAYS AS (left(lower(name || ' ' || status_code
