@@ -274,7 +274,11 @@ if (only.has("retrieval")) {
   });
   latency("retrieval: event commit → searchable (ms)", retrieval.commitToSearchableMs);
   if (retrieval.hybridSearchMs !== undefined) {
-    value("retrieval: vectors embedded per second (fake endpoint)", String(retrieval.embeddedPerSecond), "reported");
+    value(
+      "retrieval: vectors embedded per second (fake endpoint)",
+      String(retrieval.embeddedPerSecond),
+      "reported",
+    );
     latency(`retrieval_search over ${corpus}, hybrid (ms)`, retrieval.hybridSearchMs);
   }
 }

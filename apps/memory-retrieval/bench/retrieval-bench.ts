@@ -3,13 +3,7 @@ import { pathToFileURL } from "node:url";
 import { trace } from "@opentelemetry/api";
 import { type Bus, connectBus, createOutboxRelay, ensureStreams } from "@wakeloop/bus";
 import type { SessionEvent } from "@wakeloop/contracts";
-import {
-  append,
-  embeddingBacklog,
-  indexSessionEvents,
-  newId,
-  searchSessionEvents,
-} from "@wakeloop/db";
+import { append, embeddingBacklog, indexSessionEvents, newId, searchSessionEvents } from "@wakeloop/db";
 import { startFakeModelServer } from "@wakeloop/fake-model";
 import { createMemoryClient } from "@wakeloop/memory-client";
 import { createLogger } from "@wakeloop/telemetry";
