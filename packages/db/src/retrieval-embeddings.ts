@@ -124,18 +124,31 @@ export function readVectorWindow(
         WHERE ${base} AND r.kind = 'memory' AND ${current} ORDER BY r.embedded_at DESC LIMIT ${options.window})`);
     }
     if (options.candidates.length > 0) {
-      const keys = JSON.stringify(options.candidates);
-      parts.push(sql`(SELECT r.kind, r.ref, r.target, r.vector FROM retrieval_embeddings r
-        JOIN jsonb_to_recordset(${keys}::jsonb) AS c (kind text, ref text, target text)
-          ON r.kind = c.kind AND r.ref = c.ref AND r.target = c.target
+      // Two arrays unnested side by side: the planner expects a few rows and looks each key up in the
+      // primary key (a JSON record set was estimated at 100 rows and hash-joined every vector).
+      const kinds = options.candidates.map((candidate) => candidate.kind);
+      const refs = options.candidates.map((candidate) => candidate.ref);
+      const targets = options.candidates.map((candidate) => candidate.target);
+      parts.push(sql`(SELECT r.kind, r.ref, r.target, r.vector
+        FROM unnest(${kinds}::text[], ${refs}::text[], ${targets}::text[]) AS c (kind, ref, target)
+        JOIN retrieval_embeddings r ON r.tenant_id = ${scope.tenantId} AND r.kind = c.kind AND r.ref = c.ref
+          AND r.target = c.target
         WHERE ${base} AND (r.kind = 'event' OR ${current}))`);
     }
     if (parts.length === 0) return [];
-    // UNION (not ALL): a candidate that is also in a window is read once.
     const result = await sql<{ kind: EmbeddingKind; ref: string; target: string; vector: Buffer }>`${sql.join(
       parts,
-      sql` UNION `,
+      sql` UNION ALL `,
     )}`.execute(trx);
-    return result.rows.map((row) => ({ ...row, vector: floats(row.vector) }));
+    // A candidate that is also in a window comes twice: once is enough (deduplicated here, not by
+    // comparing vectors in Postgres).
+    const seen = new Set<string>();
+    const unique = result.rows.filter((row) => {
+      const key = `${row.kind}\u0000${row.ref}\u0000${row.target}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    return unique.map((row) => ({ ...row, vector: floats(row.vector) }));
   });
 }

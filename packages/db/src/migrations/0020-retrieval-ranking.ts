@@ -13,12 +13,17 @@ const EVENT_SCOPE = `e.tenant_id = ${TENANT} AND e.agent_id = $1
  * `session_event_index_recent_idx` and stops; a rare query still takes the text index and ranks all.
  */
 const EVENT_RANK_WINDOW = 500;
+/** The same bound for memory entries, newest written first (migration 0012's scope, $1 agent … $5). */
+const MEMORY_SCOPE = `e.tenant_id = ${TENANT} AND e.agent_id = $1
+  AND ($3 IS NULL OR e.store = ANY ($3)) AND NOT (e.store = ANY (coalesce($4, '{}')))
+  AND (NOT $5 OR coalesce(e.metadata->>'enabled', 'true') = 'true')`;
+const MEMORY_RANK_WINDOW = 500;
 /** Memory stores whose entries are not memory to retrieve (migration 0012's `memory_search` default). */
 const NOT_RETRIEVED = "ARRAY['skills', 'notepad']";
 
 /*
- * Retrieval ranking (issue #10): optional embeddings of indexed events and memory entries, and an
- * indexed search text of spans.
+ * Retrieval ranking (issue #10): optional embeddings of indexed events and memory entries, a bound on
+ * how many matches one full-text search ranks, and an indexed search text of spans.
  *
  * Embeddings. pgvector is not packaged for Debian bookworm, so vectors are float4 values stored as
  * little-endian bytes (`bytea`: node-postgres hands them over as a Buffer, read as a Float32Array with
@@ -209,6 +214,28 @@ export async function up(db: Kysely<unknown>): Promise<void> {
             ORDER BY rank DESC, recent.created_at DESC LIMIT $5
           ) top ORDER BY top.rank DESC, top.created_at DESC$q$, query)
         USING agent, query, sessions, excluded, max_rows;
+      END
+      $fn$`,
+    "CREATE INDEX memory_entries_recent_idx ON memory_entries (tenant_id, agent_id, updated_at DESC)",
+    `CREATE OR REPLACE FUNCTION wl_memory_search_text(agent text, query text, stores text[], excluded text[],
+        enabled_only boolean, max_rows integer)
+      RETURNS TABLE (store text, target text, current_version_id text, metadata jsonb, rank float8, snippet text)
+      LANGUAGE plpgsql STABLE ${DEFINER} AS $fn$
+      BEGIN
+        RETURN QUERY EXECUTE format($q$
+          SELECT top.store, top.target, top.current_version_id, top.metadata, top.rank,
+            ts_headline('english', top.content, top.q, 'MaxFragments=1, MaxWords=30, MinWords=8')
+          FROM (
+            SELECT recent.*, ts_rank_cd(recent.search_tsv, recent.q)::float8 AS rank FROM (
+              SELECT e.store, e.target, e.current_version_id, e.metadata, e.content, e.search_tsv, q,
+                e.updated_at
+              FROM memory_entries e, websearch_to_tsquery('english', %L) q
+              WHERE ${MEMORY_SCOPE} AND e.search_tsv @@ q
+              ORDER BY e.updated_at DESC LIMIT ${MEMORY_RANK_WINDOW}
+            ) recent
+            ORDER BY rank DESC, recent.updated_at DESC LIMIT $6
+          ) top ORDER BY top.rank DESC, top.updated_at DESC$q$, query)
+        USING agent, query, stores, excluded, enabled_only, max_rows;
       END
       $fn$`,
     // Spans: one lower-cased search text (name, status, message, attributes, events such as exceptions)
