@@ -120,8 +120,12 @@ export function readVectorWindow(
         WHERE ${base} AND r.kind = 'event' AND ${eventScope} ORDER BY r.embedded_at DESC LIMIT ${options.window})`);
     }
     if (options.kinds.includes("memory")) {
-      parts.push(sql`(SELECT r.kind, r.ref, r.target, r.vector FROM retrieval_embeddings r
-        WHERE ${base} AND r.kind = 'memory' AND ${current} ORDER BY r.embedded_at DESC LIMIT ${options.window})`);
+      // The newest vectors first, then those still current: filtering first made the planner join every
+      // memory entry of the agent (it expected one row) before taking the newest.
+      parts.push(sql`(SELECT r.kind, r.ref, r.target, r.vector FROM (
+          SELECT r.* FROM retrieval_embeddings r WHERE ${base} AND r.kind = 'memory'
+          ORDER BY r.embedded_at DESC LIMIT ${options.window}
+        ) r WHERE ${current})`);
     }
     if (options.candidates.length > 0) {
       // Two arrays unnested side by side: the planner expects a few rows and looks each key up in the
