@@ -55,7 +55,7 @@ export const WORDS = (
  * Entries of 60 words, deterministic from their index: three from the vocabulary above (so a query
  * word matches a few percent of entries, as topical words do), the rest from 5 000 filler words.
  */
-const SEED_SQL = (count: number, tenantId: string, agentId: string) => sql`
+export const SEED_SQL = (count: number, tenantId: string, agentId: string) => sql`
   WITH docs AS (
     SELECT i, 'note-' || i || '.md' AS target,
       (SELECT string_agg(CASE WHEN w <= 3

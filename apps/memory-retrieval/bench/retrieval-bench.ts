@@ -3,7 +3,8 @@ import { pathToFileURL } from "node:url";
 import { trace } from "@opentelemetry/api";
 import { type Bus, connectBus, createOutboxRelay, ensureStreams } from "@wakeloop/bus";
 import type { SessionEvent } from "@wakeloop/contracts";
-import { append, indexSessionEvents, newId, searchSessionEvents } from "@wakeloop/db";
+import { append, embeddingBacklog, indexSessionEvents, newId, searchSessionEvents } from "@wakeloop/db";
+import { startFakeModelServer } from "@wakeloop/fake-model";
 import { createMemoryClient } from "@wakeloop/memory-client";
 import { createLogger } from "@wakeloop/telemetry";
 import {
@@ -17,17 +18,24 @@ import {
   testPrefix,
 } from "@wakeloop/testing";
 import { sql } from "kysely";
+import { EMBED_MAX_ATTEMPTS, startEmbedder } from "../src/embedder";
+import { createEmbeddingsClient } from "../src/embeddings-client";
 import { startEventIndexer } from "../src/event-indexer";
 import { startMemoryServer } from "../src/memory-server";
-import { timed, WORDS } from "./memory-bench";
+import type { SearchSettings } from "../src/tool-call";
+import { SEED_SQL, timed, WORDS } from "./memory-bench";
 
 /*
  * Retrieval over session history, in a throwaway database and subject prefix:
  *   npx tsx apps/memory-retrieval/bench/retrieval-bench.ts
  * - seed: `events` messages of one agent over `sessions` sessions written to the index in batches
- *   through `indexSessionEvents` (the indexer's insert), reported as events per second;
- * - search: `retrieval_search` through the memory service (NATS request/reply), over memory and the
- *   indexed events, websearch syntax, each query word matching a few percent of the events;
+ *   through `indexSessionEvents` (the indexer's insert), reported as events per second, and
+ *   `memoryEntries` memory entries (as the memory bench seeds them);
+ * - search: `retrieval_search` through the memory service (NATS request/reply to one of two replicas),
+ *   over memory and the indexed events, websearch syntax, each query word matching a few percent of
+ *   the events (`or` queries a tenth of them);
+ * - hybrid (unless `hybrid: false`): the same searches with embeddings on (the fake model server's
+ *   256-dimension vectors, every event and entry embedded first by both replicas' embedders);
  * - lag: an event appended to a session (the event store's commit, with its outbox row) until a search
  *   finds it: outbox relay → JetStream → the indexer's durable consumer → the index, polled every 2 ms.
  */
@@ -37,14 +45,20 @@ export interface RetrievalBenchOptions {
   sessions?: number;
   searches?: number;
   lagSamples?: number;
+  memoryEntries?: number;
+  hybrid?: boolean;
 }
 
 export interface RetrievalBenchResult {
   events: number;
   indexedPerSecond: number;
+  memoryEntries: number;
   searchMs: LatencySummary;
   meanHitsPerSearch: number;
   commitToSearchableMs: LatencySummary;
+  /** Vectors made per second by the two embedders (fake endpoint), and the hybrid searches. */
+  embeddedPerSecond?: number;
+  hybridSearchMs?: LatencySummary;
 }
 
 const BATCH = 2_000;
@@ -67,6 +81,7 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
   const sessionCount = options.sessions ?? 50;
   const searches = options.searches ?? 300;
   const lagSamples = options.lagSamples ?? 200;
+  const memoryEntries = options.memoryEntries ?? 10_000;
   const database = await createTestDatabase({ max: 10 });
   const prefix = testPrefix();
   const buses: Bus[] = [];
@@ -94,11 +109,13 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
       await indexSessionEvents(database.appDb, agent.tenantId, batch);
     }
     const indexedPerSecond = Math.round(total / ((performance.now() - seeded) / 1_000));
+    await SEED_SQL(memoryEntries, agent.tenantId, agent.agentId).execute(database.db);
     await sql`ANALYZE session_event_index`.execute(database.db);
+    await sql`ANALYZE memory_entries`.execute(database.db);
 
-    for (const name of ["client", "service"])
+    for (const name of ["client", "replica-a", "replica-b"])
       buses.push(await connectBus({ servers: testNatsUrl(), prefix, name }));
-    const [client, service] = buses as [Bus, Bus];
+    const [client, service, second] = buses as [Bus, Bus, Bus];
     const log = createLogger({ service: "retrieval-bench", level: "warn" });
     await ensureStreams(service.jsm, service.catalog);
     const relay = createOutboxRelay({
@@ -112,34 +129,54 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
     stoppers.push(() => relay.stop());
     const indexer = await startEventIndexer({ db: database.appDb, bus: service, log, concurrency: 16 });
     stoppers.push(() => indexer.stop());
-    const server = startMemoryServer({
-      bus: service,
-      db: database.appDb,
-      tracer: trace.getTracer("retrieval-bench"),
-      log,
-      limits: { maxEntryBytes: 64 * 1024, maxStoreBytes: 1024 ** 3 },
-      replicaId: "bench",
-    });
-    stoppers.push(() => server.stop());
+    // Two replicas in the queue group; `search` is what each searches with (swapped for the hybrid run).
+    let searchSettings: SearchSettings | undefined;
+    const replicas = new Map<Bus, { stop(): Promise<void> }>();
+    const startReplicas = () => {
+      for (const bus of [service, second]) {
+        replicas.set(
+          bus,
+          startMemoryServer({
+            bus,
+            db: database.appDb,
+            tracer: trace.getTracer("retrieval-bench"),
+            log,
+            limits: { maxEntryBytes: 64 * 1024, maxStoreBytes: 1024 ** 3 },
+            ...(searchSettings !== undefined && { search: searchSettings }),
+            replicaId: `bench-${replicas.size}`,
+          }),
+        );
+      }
+    };
+    const stopReplicas = async () => {
+      await Promise.all([...replicas.values()].map((replica) => replica.stop()));
+      replicas.clear();
+    };
+    startReplicas();
+    stoppers.push(stopReplicas);
     await Promise.all(buses.map((bus) => bus.nc.flush()));
     const memory = createMemoryClient(client);
 
     let hits = 0;
     let callIndex = 0;
-    const searchMs = await timed(searches, async (index) => {
+    const search = (index: number) => {
       const a = WORDS[Math.abs(index) % WORDS.length];
       const b = WORDS[Math.abs(index * 13 + 5) % WORDS.length];
       const query =
         index % 3 === 0 ? `"${a} ${b}"` : index % 3 === 1 ? `${a} ${b}` : `${a} or ${b} -${WORDS[0]}`;
-      const response = await memory.execute({
+      return memory.execute({
         tenant_id: agent.tenantId,
         agent_id: agent.agentId,
-        session_id: "sesn_bench",
+        // A session of the agent, so every search reads the ranking priors' facts as a wake's would.
+        session_id: sessions[0] ?? "",
         wake_id: "wake_bench",
         tool_call_id: `tcall_bench_${callIndex++}`,
         tool: "retrieval_search",
         input: { query, limit: 10 },
       });
+    };
+    const searchMs = await timed(searches, async (index) => {
+      const response = await search(index);
       if (index >= 0) hits += (response.result.hits as unknown[]).length;
     });
 
@@ -160,13 +197,49 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
       }
       lags.push(performance.now() - committed);
     }
-    return {
+    const result: RetrievalBenchResult = {
       events: total,
       indexedPerSecond,
+      memoryEntries,
       searchMs,
       meanHitsPerSearch: Math.round((hits / searches) * 100) / 100,
       commitToSearchableMs: summarize(lags),
     };
+    if (options.hybrid === false) return result;
+
+    const fake = await startFakeModelServer();
+    stoppers.push(() => fake.close());
+    const embeddings = createEmbeddingsClient({
+      baseUrl: `${fake.url}/v1`,
+      model: "fake-embed",
+      apiKey: undefined,
+      dimensions: undefined,
+      timeoutMs: 30_000,
+    });
+    const embedStarted = performance.now();
+    const embedders: Array<{ stop(): Promise<void> }> = [];
+    for (const _ of [service, second]) {
+      embedders.push(
+        await startEmbedder({ db: database.appDb, log, embeddings, batchSize: 256, pollMs: 100 }),
+      );
+    }
+    stoppers.push(async () => {
+      await Promise.all(embedders.map((embedder) => embedder.stop()));
+    });
+    for (;;) {
+      const backlog = await embeddingBacklog(database.db, EMBED_MAX_ATTEMPTS);
+      if (backlog.pending === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    result.embeddedPerSecond = Math.round(
+      (total + lagSamples + memoryEntries) / ((performance.now() - embedStarted) / 1_000),
+    );
+    await stopReplicas();
+    searchSettings = { embeddings, vectorWindow: 1_000, minSimilarity: 0.25 };
+    startReplicas();
+    await Promise.all(buses.map((bus) => bus.nc.flush()));
+    result.hybridSearchMs = await timed(searches, search);
+    return result;
   } finally {
     for (const stop of stoppers.reverse()) await stop();
     if (buses[0]) await cleanupPrefix(buses[0].jsm, prefix);

@@ -167,7 +167,7 @@ describe("event indexer", () => {
         wake_id: "wake_traced",
         status: "error",
         duration_ms: 40,
-        why: "query found in the span attributes; newest first",
+        why: expect.stringMatching(/^query found in the span attributes; newest first/),
         next_step: { tool: "session_get_trace", input: { session_id: sessionA, wake_id: "wake_traced" } },
       }),
     ]);

@@ -1,5 +1,7 @@
 import { memoryLimits, runService } from "@wakeloop/service-kit";
-import { loadConfig } from "./config";
+import { embeddingsSettings, loadConfig } from "./config";
+import { startEmbedder } from "./embedder";
+import { createEmbeddingsClient } from "./embeddings-client";
 import { startEventIndexer } from "./event-indexer";
 import { startMemoryServer } from "./memory-server";
 
@@ -8,7 +10,16 @@ await runService({
   name: "memory-retrieval",
   config: loadConfig(),
   start: async ({ config, bus, db, tracer, log }) => {
+    const settings = embeddingsSettings(config);
+    const embeddings = settings === null ? null : createEmbeddingsClient(settings);
     const indexer = await startEventIndexer({ db, bus, log, concurrency: config.INDEX_CONCURRENCY });
+    const embedder = await startEmbedder({
+      db,
+      log,
+      embeddings,
+      batchSize: config.EMBEDDINGS_BATCH_SIZE,
+      pollMs: config.EMBEDDINGS_POLL_MS,
+    });
     const server = startMemoryServer({
       bus,
       db,
@@ -16,10 +27,15 @@ await runService({
       log,
       replicaId: config.MEMORY_REPLICA_ID,
       limits: memoryLimits(config),
+      search: {
+        embeddings,
+        vectorWindow: config.EMBEDDINGS_WINDOW,
+        minSimilarity: config.EMBEDDINGS_MIN_SIMILARITY,
+      },
     });
     return {
       stop: async () => {
-        await Promise.all([server.stop(), indexer.stop()]);
+        await Promise.all([server.stop(), indexer.stop(), embedder.stop()]);
       },
     };
   },

@@ -33,6 +33,7 @@ import type { Kysely } from "kysely";
 import { runMemoryTool } from "./memory-tools";
 import { recallMemory } from "./recall";
 import { wakeContext } from "./skill-tools";
+import { FULL_TEXT_ONLY, type SearchSettings } from "./tool-call";
 
 export interface MemoryServerOptions {
   bus: Bus;
@@ -40,6 +41,8 @@ export interface MemoryServerOptions {
   tracer: Tracer;
   log: Logger;
   limits: MemoryLimits;
+  /** Default: full-text search only. */
+  search?: SearchSettings;
   replicaId: string;
 }
 
@@ -70,6 +73,7 @@ export async function executeMemoryCall(
   db: Kysely<Database>,
   limits: MemoryLimits,
   request: MemoryExecuteRequest & { tool: MemoryToolName },
+  search: SearchSettings = FULL_TEXT_ONLY,
 ): Promise<MemoryExecuteResponse> {
   const scope = { tenantId: request.tenant_id, agentId: request.agent_id };
   const call = {
@@ -77,6 +81,7 @@ export async function executeMemoryCall(
     sessionId: request.session_id,
     input: request.input,
     limits,
+    search,
     author: {
       kind: "tool" as const,
       session_id: request.session_id,
@@ -163,7 +168,7 @@ export function startMemoryServer(options: MemoryServerOptions) {
           [ATTR_WAKELOOP_WAKE_ID]: request.wake_id,
         });
         try {
-          const response = await executeMemoryCall(db, limits, request);
+          const response = await executeMemoryCall(db, limits, request, options.search);
           span.setAttribute("wakeloop.memory.replayed", response.replayed);
           if (response.is_error) span.setStatus({ code: SpanStatusCode.ERROR });
           return response;

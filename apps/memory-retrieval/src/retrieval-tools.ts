@@ -1,4 +1,6 @@
 import {
+  AgentSpec,
+  EnvironmentSpec,
   NOTEPAD_STORE,
   RetrievalSearchInput,
   SessionSearchContextInput,
@@ -6,24 +8,44 @@ import {
   SKILLS_STORE,
 } from "@wakeloop/contracts";
 import {
+  type EmbeddingKind,
   type EventHit,
   findAgentSession,
+  indexedEventsById,
   listAgentSessions,
   type MemoryHit,
+  memoryEntriesByKey,
+  readJson,
+  readRankingFacts,
+  readVectorWindow,
   type SessionLineage,
+  type SessionRankingFacts,
   type SpanHit,
   searchMemory,
   searchSessionEvents,
   searchSpans,
 } from "@wakeloop/db";
+import { setupFingerprint } from "@wakeloop/tool-runtime";
+import {
+  type Candidate,
+  cosineSimilarity,
+  describePriors,
+  type HitOrigin,
+  type RankedCandidate,
+  rankCandidates,
+  relationOf,
+} from "./hit-ranking";
 import { parseInput, type ToolCall } from "./tool-call";
 
 export type RetrievalToolName = "retrieval_search" | "session_search_context" | "session_search_traces";
 
-const why = (match: "full_text" | "trigram", rank: number) =>
+/** Stores that are not memory to retrieve: they have their own tools. */
+const NOT_RETRIEVED = [SKILLS_STORE, NOTEPAD_STORE];
+
+const textWhy = (match: "full_text" | "trigram", rank: number) =>
   `${match === "full_text" ? "full-text rank" : "trigram similarity"} ${rank.toFixed(3)}`;
 
-/** A memory search hit as the tools show it. */
+/** A memory search hit as `memory_search` shows it. */
 export function memoryHitView(hit: MemoryHit) {
   return {
     source: "memory" as const,
@@ -31,56 +53,30 @@ export function memoryHitView(hit: MemoryHit) {
     target: hit.target,
     version_id: hit.version_id,
     snippet: hit.snippet,
-    why: why(hit.match, hit.rank),
+    why: textWhy(hit.match, hit.rank),
     next_step: { tool: "memory_read", input: { store: hit.store, target: hit.target } },
   };
 }
 
-function eventHitView(hit: EventHit) {
-  return {
-    source: "session_event" as const,
-    session_id: hit.session_id,
-    event_id: hit.event_id,
-    seq: hit.seq,
-    type: hit.type,
-    ...(hit.tool_name !== null && { tool_name: hit.tool_name }),
-    created_at: hit.created_at,
-    snippet: hit.snippet,
-    why: why(hit.match, hit.rank),
-    // The event with what led to it and what followed.
-    next_step: {
-      tool: "session_get_events",
-      input: { session_id: hit.session_id, after_seq: Math.max(0, hit.seq - 3), limit: 6 },
-    },
-  };
-}
+type TextMatch = { match: "full_text" | "trigram"; rank: number } | null;
 
-function spanHitView(hit: SpanHit) {
-  return {
-    source: "trace" as const,
-    session_id: hit.session_id,
-    trace_id: hit.trace_id,
-    span_id: hit.span_id,
-    wake_id: hit.wake_id,
-    name: hit.name,
-    status: hit.status_code,
-    start_time: hit.start_time,
-    duration_ms: Math.round(hit.duration_ms * 10) / 10,
-    snippet: hit.name,
-    why: `query found in the span ${hit.matched}; newest first`,
-    next_step: {
-      tool: "session_get_trace",
-      input: { session_id: hit.session_id, ...(hit.wake_id !== null && { wake_id: hit.wake_id }) },
-    },
-  };
-}
+/** One candidate of a search, from whichever list found it first. */
+type Found =
+  | { source: "memory"; row: Omit<MemoryHit, "rank" | "match">; text: TextMatch }
+  | { source: "session_event"; row: Omit<EventHit, "rank" | "match">; text: TextMatch }
+  | { source: "trace"; row: SpanHit };
+
+const memoryKey = (store: string, target: string) => `memory:${store}/${target}`;
+const eventKey = (eventId: string) => `event:${eventId}`;
 
 /** Full-text hits before trigram ones, each by rank: the two scores are not on one scale. */
-const order = (hit: { match: "full_text" | "trigram"; rank: number }) =>
-  (hit.match === "full_text" ? 1_000 : 0) + hit.rank;
+const textOrder = (text: TextMatch) =>
+  text === null ? -1 : (text.match === "full_text" ? 1_000 : 0) + text.rank;
 
 /** Most sessions a lineage scope searches (openboa's bounded cluster). */
 const MAX_LINEAGE_SESSIONS = 200;
+/** Candidates each list contributes to fusion when there is more than one list to fuse. */
+const FUSION_DEPTH = 20;
 
 /**
  * The sessions a search covers: one named session, the calling session's lineage cluster, or (undefined)
@@ -103,66 +99,361 @@ async function sessionScope(
   return sessions.map((found) => found.session.id);
 }
 
-/** Query, limit and session scope of a search, as the db searches take them. */
-const searchOf = (input: { query: string; limit: number }, sessionIds: string[] | undefined) => ({
-  query: input.query,
-  limit: input.limit,
-  ...(sessionIds !== undefined && { sessionIds }),
-});
+interface SearchPlan {
+  query: string;
+  limit: number;
+  memory: boolean;
+  events: { sessionIds?: string[]; excludeSessionId?: string } | null;
+  spans: { sessionIds?: string[] } | null;
+}
+
+function originOf(facts: SessionRankingFacts): HitOrigin {
+  const agent = readJson(AgentSpec, facts.agentSpec, `agent spec of session ${facts.sessionId}`);
+  const environment =
+    facts.environmentSpec === null
+      ? null
+      : readJson(EnvironmentSpec, facts.environmentSpec, `environment of session ${facts.sessionId}`);
+  return {
+    sessionId: facts.sessionId,
+    parentSessionId: facts.parentSessionId,
+    setupFingerprint: setupFingerprint({ agent, environment }).fingerprint,
+    outcome: facts.outcome,
+  };
+}
+
+/**
+ * The semantic list: the query's vector against the full-text candidates' vectors and the agent's
+ * newest ones (pgvector is not available, so similarity is computed here over that bounded set), best
+ * first, above the minimum similarity. Neighbours full text did not find are added to `found`.
+ */
+async function semanticList(
+  call: ToolCall,
+  plan: SearchPlan,
+  vector: Float32Array,
+  found: Map<string, Found>,
+  depth: number,
+): Promise<{ keys: string[]; similarity: Map<string, number> }> {
+  const { db, scope, search } = call;
+  const kinds: EmbeddingKind[] = [
+    ...(plan.memory ? ["memory" as const] : []),
+    ...(plan.events ? ["event" as const] : []),
+  ];
+  const candidates = [...found.values()].flatMap(
+    (hit): Array<{ kind: EmbeddingKind; ref: string; target: string }> =>
+      hit.source === "memory"
+        ? [{ kind: "memory", ref: hit.row.store, target: hit.row.target }]
+        : hit.source === "session_event"
+          ? [{ kind: "event", ref: hit.row.event_id, target: "" }]
+          : [],
+  );
+  const stored = await readVectorWindow(db, scope, {
+    model: search.embeddings?.model ?? "",
+    window: search.vectorWindow,
+    kinds,
+    ...(plan.events?.sessionIds !== undefined && { sessionIds: plan.events.sessionIds }),
+    ...(plan.events?.excludeSessionId !== undefined && { excludeSessionId: plan.events.excludeSessionId }),
+    excludeStores: NOT_RETRIEVED,
+    candidates,
+  });
+  const nearest = stored
+    .map((row) => ({
+      row,
+      key: row.kind === "memory" ? memoryKey(row.ref, row.target) : eventKey(row.ref),
+      similarity: cosineSimilarity(vector, row.vector),
+    }))
+    .filter((item) => item.similarity >= search.minSimilarity)
+    .sort((a, b) => b.similarity - a.similarity || (a.key < b.key ? -1 : 1))
+    .slice(0, depth);
+  const missing = nearest.filter((item) => !found.has(item.key));
+  const [events, entries] = await Promise.all([
+    indexedEventsById(
+      db,
+      scope,
+      missing.filter((item) => item.row.kind === "event").map((item) => item.row.ref),
+    ),
+    memoryEntriesByKey(
+      db,
+      scope,
+      missing
+        .filter((item) => item.row.kind === "memory")
+        .map((item) => ({ store: item.row.ref, target: item.row.target })),
+    ),
+  ]);
+  for (const row of events) found.set(eventKey(row.event_id), { source: "session_event", row, text: null });
+  for (const row of entries)
+    found.set(memoryKey(row.store, row.target), { source: "memory", row, text: null });
+  // A neighbour whose entry went away between the two reads is no hit.
+  const kept = nearest.filter((item) => found.has(item.key));
+  return {
+    keys: kept.map((item) => item.key),
+    similarity: new Map(kept.map((item) => [item.key, item.similarity])),
+  };
+}
+
+/** The session a candidate came from: the event's or span's, or the one that wrote the memory version. */
+function sessionOf(hit: Found, versionSessions: Map<string, string | null>): string | null {
+  switch (hit.source) {
+    case "memory":
+      return versionSessions.get(hit.row.version_id) ?? null;
+    case "session_event":
+      return hit.row.session_id;
+    case "trace":
+      return hit.row.session_id;
+  }
+}
+
+interface RankedHit {
+  found: Found;
+  ranked: RankedCandidate<Found>;
+  similarity: number | undefined;
+  origin: HitOrigin | null;
+  current: HitOrigin | null;
+}
+
+/** Why a hit ranked: its lists and their scores, then the priors it earned. */
+function whyOf({ found, ranked, similarity }: RankedHit): string {
+  const parts: string[] = [];
+  if (found.source === "trace") parts.push(`query found in the span ${found.row.matched}; newest first`);
+  else if (found.text !== null) parts.push(textWhy(found.text.match, found.text.rank));
+  const semantic = ranked.ranks.find((rank) => rank.list === "semantic");
+  if (semantic !== undefined && similarity !== undefined) {
+    parts.push(`semantic similarity ${similarity.toFixed(3)} (#${semantic.rank})`);
+  }
+  if (ranked.priors.length > 0) parts.push(describePriors(ranked.priors));
+  return parts.join("; ");
+}
+
+/**
+ * The exact reread a hit recommends. A hit from a session of another agent setup recommends comparing
+ * setups first (openboa), then the reread.
+ */
+function nextStepOf({ found, origin, current }: RankedHit) {
+  const reread =
+    found.source === "memory"
+      ? { tool: "memory_read", input: { store: found.row.store, target: found.row.target } }
+      : found.source === "session_event"
+        ? {
+            tool: "session_get_events",
+            // The event with what led to it and what followed.
+            input: { session_id: found.row.session_id, after_seq: Math.max(0, found.row.seq - 3), limit: 6 },
+          }
+        : {
+            tool: "session_get_trace",
+            input: {
+              session_id: found.row.session_id,
+              ...(found.row.wake_id !== null && { wake_id: found.row.wake_id }),
+            },
+          };
+  const drifted =
+    found.source !== "memory" &&
+    origin !== null &&
+    current !== null &&
+    origin.sessionId !== current.sessionId &&
+    origin.setupFingerprint !== current.setupFingerprint;
+  if (!drifted) return { next_step: reread };
+  return {
+    next_step: { tool: "agent_compare_setup", input: { session_id: origin.sessionId } },
+    after_that: reread,
+  };
+}
+
+function hitView(hit: RankedHit): Record<string, unknown> {
+  const { found, ranked, origin, current } = hit;
+  const provenance =
+    origin === null
+      ? {}
+      : {
+          ...(found.source === "memory" && { written_in_session: origin.sessionId }),
+          ...(current !== null && {
+            relation_to_current: relationOf(current, origin),
+            setup_matches_current: origin.setupFingerprint === current.setupFingerprint,
+          }),
+        };
+  const ranking = {
+    score: Number(ranked.score.toFixed(6)),
+    lists: ranked.ranks,
+    priors: ranked.priors,
+  };
+  const common = { why: whyOf(hit), ranking, ...provenance, ...nextStepOf(hit) };
+  switch (found.source) {
+    case "memory":
+      return {
+        source: "memory",
+        store: found.row.store,
+        target: found.row.target,
+        version_id: found.row.version_id,
+        snippet: found.row.snippet,
+        ...common,
+      };
+    case "session_event": {
+      const row = found.row;
+      return {
+        source: "session_event",
+        session_id: row.session_id,
+        event_id: row.event_id,
+        seq: row.seq,
+        type: row.type,
+        ...(row.tool_name !== null && { tool_name: row.tool_name }),
+        created_at: row.created_at,
+        snippet: row.snippet,
+        ...common,
+      };
+    }
+    case "trace": {
+      const row = found.row;
+      return {
+        source: "trace",
+        session_id: row.session_id,
+        trace_id: row.trace_id,
+        span_id: row.span_id,
+        wake_id: row.wake_id,
+        name: row.name,
+        status: row.status_code,
+        start_time: row.start_time,
+        duration_ms: Math.round(row.duration_ms * 10) / 10,
+        snippet: row.name,
+        ...common,
+      };
+    }
+  }
+}
+
+/**
+ * One search over memory entries, session events and spans of the caller's agent: full-text (and span)
+ * lists, a semantic list when embeddings are on, fused by reciprocal rank and weighed by the priors.
+ */
+async function search(call: ToolCall, plan: SearchPlan) {
+  const { db, scope } = call;
+  const embeddings = plan.memory || plan.events !== null ? call.search.embeddings : null;
+  const depth = embeddings === null && plan.spans === null ? plan.limit : Math.max(plan.limit, FUSION_DEPTH);
+  // Asked at once, beside the full-text searches; a failure leaves the search to full text.
+  const queryVector = embeddings?.embedQuery(plan.query).then(
+    (vector) => ({ vector }),
+    (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+  );
+  const [memory, events, spans] = await Promise.all([
+    plan.memory
+      ? searchMemory(db, scope, { query: plan.query, limit: depth, excludeStores: NOT_RETRIEVED })
+      : [],
+    plan.events ? searchSessionEvents(db, scope, { query: plan.query, limit: depth, ...plan.events }) : [],
+    plan.spans ? searchSpans(db, scope, { query: plan.query, limit: depth, ...plan.spans }) : [],
+  ]);
+  const found = new Map<string, Found>();
+  for (const { rank, match, ...row } of memory) {
+    found.set(memoryKey(row.store, row.target), { source: "memory", row, text: { match, rank } });
+  }
+  for (const { rank, match, ...row } of events) {
+    found.set(eventKey(row.event_id), { source: "session_event", row, text: { match, rank } });
+  }
+  const fullText = [...found.entries()]
+    .sort(
+      ([, a], [, b]) =>
+        textOrder(b.source === "trace" ? null : b.text) - textOrder(a.source === "trace" ? null : a.text),
+    )
+    .map(([key]) => key);
+  const traceKeys = spans.map((row) => {
+    const key = `trace:${row.trace_id}/${row.span_id}`;
+    found.set(key, { source: "trace", row });
+    return key;
+  });
+  const asked = await queryVector;
+  const semantic =
+    asked !== undefined && "vector" in asked
+      ? await semanticList(call, plan, asked.vector, found, depth)
+      : { keys: [], similarity: new Map<string, number>() };
+
+  const facts = await readRankingFacts(db, scope, {
+    sessionIds: [
+      call.sessionId,
+      ...[...found.values()].flatMap((hit) => (hit.source === "memory" ? [] : [hit.row.session_id])),
+    ],
+    memoryVersionIds: [...found.values()].flatMap((hit) =>
+      hit.source === "memory" ? [hit.row.version_id] : [],
+    ),
+  });
+  const origins = new Map(facts.sessions.map((session) => [session.sessionId, originOf(session)]));
+  const current = origins.get(call.sessionId) ?? null;
+  const candidates: Array<Candidate<Found>> = [...found.entries()].map(([key, hit]) => {
+    const session = sessionOf(hit, facts.versionSessions);
+    return { key, hit, origin: session === null ? null : (origins.get(session) ?? null) };
+  });
+  const ranked = rankCandidates(
+    candidates,
+    {
+      ...(fullText.length > 0 && { full_text: fullText }),
+      ...(semantic.keys.length > 0 && { semantic: semantic.keys }),
+      ...(traceKeys.length > 0 && { traces: traceKeys }),
+    },
+    current,
+  );
+  return {
+    ranking: asked === undefined ? "full_text" : "vector" in asked ? "hybrid" : "full_text",
+    ...(asked !== undefined && "error" in asked && { embeddings_error: asked.error }),
+    hits: ranked.slice(0, plan.limit).map((candidate) =>
+      hitView({
+        found: candidate.hit,
+        ranked: candidate,
+        similarity: semantic.similarity.get(candidate.key),
+        origin: candidate.origin,
+        current,
+      }),
+    ),
+  };
+}
 
 /** Runs one retrieval tool over the caller's agent (reads only, on the pool). */
 export async function runRetrievalTool(
   call: ToolCall,
   tool: RetrievalToolName,
 ): Promise<Record<string, unknown>> {
-  const { db, scope } = call;
   switch (tool) {
     case "retrieval_search": {
       const input = parseInput(RetrievalSearchInput, call.input, tool);
       const sessionIds = await sessionScope(call, input);
-      const [memory, events, spans] = await Promise.all([
-        input.sources.includes("memory")
-          ? searchMemory(db, scope, {
-              query: input.query,
-              limit: input.limit,
-              excludeStores: [SKILLS_STORE, NOTEPAD_STORE],
-            })
-          : [],
-        input.sources.includes("sessions")
-          ? searchSessionEvents(db, scope, {
-              ...searchOf(input, sessionIds),
-              ...(!input.include_current_session && { excludeSessionId: call.sessionId }),
-            })
-          : [],
-        input.sources.includes("traces") ? searchSpans(db, scope, searchOf(input, sessionIds)) : [],
-      ]);
-      const ranked = [
-        ...memory.map((hit) => ({ order: order(hit), view: memoryHitView(hit) })),
-        ...events.map((hit) => ({ order: order(hit), view: eventHitView(hit) })),
-        // Span matches have no rank: after the ranked hits, newest first.
-        ...spans.map((hit) => ({ order: -1, view: spanHitView(hit) })),
-      ].sort((a, b) => b.order - a.order);
+      const inScope = sessionIds === undefined ? {} : { sessionIds };
+      const found = await search(call, {
+        query: input.query,
+        limit: input.limit,
+        memory: input.sources.includes("memory"),
+        events: input.sources.includes("sessions")
+          ? { ...inScope, ...(!input.include_current_session && { excludeSessionId: call.sessionId }) }
+          : null,
+        spans: input.sources.includes("traces") ? inScope : null,
+      });
       return {
         query: input.query,
         sources: input.sources,
-        hits: ranked.slice(0, input.limit).map((hit) => hit.view),
+        ...found,
         note: "hits are candidates from memory and earlier sessions: reread one with its next_step before relying on it",
       };
     }
     case "session_search_context": {
       const input = parseInput(SessionSearchContextInput, call.input, tool);
       const sessionIds = await sessionScope(call, input);
-      const hits = await searchSessionEvents(db, scope, {
-        ...searchOf(input, sessionIds),
-        ...(!input.include_current_session &&
-          input.session_id === undefined && { excludeSessionId: call.sessionId }),
+      const found = await search(call, {
+        query: input.query,
+        limit: input.limit,
+        memory: false,
+        events: {
+          ...(sessionIds !== undefined && { sessionIds }),
+          ...(!input.include_current_session &&
+            input.session_id === undefined && { excludeSessionId: call.sessionId }),
+        },
+        spans: null,
       });
-      return { query: input.query, hits: hits.map(eventHitView) };
+      return { query: input.query, ...found };
     }
     case "session_search_traces": {
       const input = parseInput(SessionSearchTracesInput, call.input, tool);
-      const hits = await searchSpans(db, scope, searchOf(input, await sessionScope(call, input)));
-      return { query: input.query, hits: hits.map(spanHitView) };
+      const sessionIds = await sessionScope(call, input);
+      const found = await search(call, {
+        query: input.query,
+        limit: input.limit,
+        memory: false,
+        events: null,
+        spans: sessionIds === undefined ? {} : { sessionIds },
+      });
+      return { query: input.query, hits: found.hits };
     }
   }
 }

@@ -2,6 +2,19 @@ import { type MemoryAuthor, WakeloopError } from "@wakeloop/contracts";
 import type { Database, MemoryLimits, MemoryScope } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import type { z } from "zod";
+import type { EmbeddingsClient } from "./embeddings-client";
+
+/** How retrieval searches: full text alone, or hybrid with the embeddings endpoint (docs/memory.md). */
+export interface SearchSettings {
+  /** null: full text only. */
+  embeddings: EmbeddingsClient | null;
+  /** Newest vectors of each kind ranked besides the full-text candidates. */
+  vectorWindow: number;
+  /** Cosine similarity a vector neighbour needs to count as a hit. */
+  minSimilarity: number;
+}
+
+export const FULL_TEXT_ONLY: SearchSettings = { embeddings: null, vectorWindow: 0, minSimilarity: 1 };
 
 /** One memory tool call as the tools see it. */
 export interface ToolCall {
@@ -12,6 +25,7 @@ export interface ToolCall {
   author: MemoryAuthor;
   input: unknown;
   limits: MemoryLimits;
+  search: SearchSettings;
 }
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, tool: string): z.output<S> {

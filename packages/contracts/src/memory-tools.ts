@@ -95,7 +95,7 @@ export const RetrievalSearchInput = z.object({
     .default(["memory", "sessions"])
     .describe(
       "memory: the agent's memory stores; sessions: messages and tool calls of its sessions; " +
-        "traces: span names and attributes of its wakes (not searched unless named)",
+        "traces: spans of its wakes, every word in the span's name, status or attributes (not searched unless named)",
     ),
   include_current_session: IncludeCurrent,
   lineage: LineageScope,
@@ -113,7 +113,9 @@ export const SessionSearchTracesInput = z.object({
     .string()
     .min(1)
     .max(200)
-    .describe("Text found in a span name or attribute, e.g. a tool or error name"),
+    .describe(
+      "Words that must all appear in a span (name, status, attributes, exception), e.g. 'bash error'",
+    ),
   session_id: SessionFilter,
   lineage: LineageScope,
   limit: Limit(50, 10),

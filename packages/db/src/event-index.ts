@@ -172,3 +172,20 @@ export function searchSpans(
     }));
   });
 }
+
+/** Indexed events of the agent by id, as hits with no rank (found by their vectors, not their words). */
+export function indexedEventsById(
+  db: Kysely<Database>,
+  scope: MemoryScope,
+  eventIds: readonly string[],
+): Promise<Array<Omit<EventHit, "rank" | "match">>> {
+  if (eventIds.length === 0) return Promise.resolve([]);
+  return withTenant(db, scope.tenantId, async (trx) => {
+    const result = await sql<Omit<EventHit, "rank" | "match" | "created_at"> & { created_at: Date }>`
+      SELECT e.event_id, e.session_id, e.seq, e.type, e.tool_name, e.created_at, left(e.content, 200) AS snippet
+      FROM session_event_index e
+      WHERE e.tenant_id = ${scope.tenantId} AND e.agent_id = ${scope.agentId}
+        AND e.event_id = ANY (${[...eventIds]}::text[])`.execute(trx);
+    return result.rows.map((row) => ({ ...row, created_at: row.created_at.toISOString() }));
+  });
+}

@@ -44,6 +44,7 @@ export {
   type EventHit,
   type EventSearchOptions,
   indexableText,
+  indexedEventsById,
   indexSessionEvents,
   MAX_INDEXED_CHARS,
   type SpanHit,
@@ -89,6 +90,7 @@ export {
   type MemoryStoreSummary,
   type MemoryWrite,
   memoryContext,
+  memoryEntriesByKey,
   readMemoryEntry,
   readMemoryVersion,
   recordedMemoryCall,
@@ -110,6 +112,18 @@ export {
   type SessionScope,
 } from "./outcomes";
 export { isConnectionFailure, isInsufficientPrivilege, isUniqueViolation } from "./pg-errors";
+export {
+  claimEmbeddingWork,
+  configureEmbeddings,
+  type EmbeddingKind,
+  type EmbeddingWork,
+  embeddingBacklog,
+  readVectorWindow,
+  type StoredVector,
+  storeEmbeddings,
+  type VectorWindowOptions,
+} from "./retrieval-embeddings";
+export { type RankingFacts, readRankingFacts, type SessionRankingFacts } from "./retrieval-facts";
 export {
   type FireDueInput,
   type Firing,

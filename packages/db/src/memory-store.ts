@@ -400,6 +400,28 @@ export function searchMemory(
   });
 }
 
+/** Live entries of the agent by store and target, as hits with no rank (found by their vectors). */
+export function memoryEntriesByKey(
+  db: Kysely<Database>,
+  scope: MemoryScope,
+  keys: ReadonlyArray<{ store: string; target: string }>,
+): Promise<Array<Omit<MemoryHit, "rank" | "match">>> {
+  if (keys.length === 0) return Promise.resolve([]);
+  return withTenant(db, scope.tenantId, async (trx) => {
+    const result = await sql<{
+      store: string;
+      target: string;
+      current_version_id: string;
+      metadata: Record<string, unknown>;
+      snippet: string;
+    }>`SELECT e.store, e.target, e.current_version_id, e.metadata, left(e.content, 200) AS snippet
+      FROM memory_entries e JOIN jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS k (store text, target text)
+        ON e.store = k.store AND e.target = k.target
+      WHERE e.tenant_id = ${scope.tenantId} AND e.agent_id = ${scope.agentId}`.execute(trx);
+    return result.rows.map(({ current_version_id, ...row }) => ({ ...row, version_id: current_version_id }));
+  });
+}
+
 function hit(
   row: Omit<MemoryHit, "version_id" | "match"> & { current_version_id: string },
   match: MemoryHit["match"],

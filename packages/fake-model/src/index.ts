@@ -5,6 +5,7 @@ export {
   demoScript,
   echoScript,
 } from "./builtin-scripts";
+export { FAKE_EMBEDDING_DIMENSIONS, fakeEmbedding } from "./embeddings-protocol";
 export { estimateTokens } from "./reply-plan";
 export type { FakeRequestView, FakeToolResult, WireProtocol } from "./request-view";
 export {

@@ -364,3 +364,59 @@ async function restartWithRealClock(server: FakeModelServer): Promise<FakeModelS
   await server.close();
   return startFakeModelServer();
 }
+
+describe("OpenAI Embeddings endpoint", () => {
+  const cosine = (a: number[], b: number[]) =>
+    a.reduce((sum, value, index) => sum + value * (b[index] ?? 0), 0);
+
+  it("answers a batch deterministically: shared word stems are close, unrelated texts are not", async () => {
+    const input = [
+      "The staging database password rotates every Monday",
+      "how often is the staging password rotated",
+      "lunch menu for the offsite",
+    ];
+    const first = await post("/v1/embeddings", { model: "fake-embed", input });
+    expect(first.status).toBe(200);
+    // biome-ignore lint/suspicious/noExplicitAny: the wire body as the SDK would read it
+    const body: any = await first.json();
+    expect(body).toMatchObject({
+      object: "list",
+      model: "fake-embed",
+      usage: { prompt_tokens: expect.any(Number) },
+    });
+    const vectors = body.data.map((item: { index: number; embedding: number[] }) => item.embedding);
+    expect(body.data.map((item: { index: number }) => item.index)).toEqual([0, 1, 2]);
+    expect(vectors[0]).toHaveLength(256);
+    expect(cosine(vectors[0], vectors[0])).toBeCloseTo(1, 5);
+    expect(cosine(vectors[0], vectors[1])).toBeGreaterThan(0.4);
+    expect(Math.abs(cosine(vectors[0], vectors[2]))).toBeLessThan(0.2);
+    // biome-ignore lint/suspicious/noExplicitAny: the wire body as the SDK would read it
+    const again: any = await (await post("/v1/embeddings", { model: "fake-embed", input })).json();
+    expect(again.data).toEqual(body.data);
+    expect(fake.requests.at(-1)?.path).toBe("/v1/embeddings");
+  });
+
+  it("speaks base64 and dimensions as the official SDK asks", async () => {
+    const res = await post("/v1/embeddings", {
+      model: "m",
+      input: "staging password",
+      encoding_format: "base64",
+      dimensions: 16,
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: the wire body as the SDK would read it
+    const [item] = ((await res.json()) as any).data;
+    const floats = new Float32Array(Uint8Array.from(Buffer.from(item.embedding, "base64")).buffer);
+    expect(floats).toHaveLength(16);
+    expect(Math.hypot(...floats)).toBeCloseTo(1, 5);
+  });
+
+  it("rejects bad input with 400 and fails on request for retry tests", async () => {
+    const bad = await post("/v1/embeddings", { model: "m", input: [] });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { type: "invalid_request_error" } });
+    fake.failEmbeddings(2);
+    expect((await post("/v1/embeddings", { model: "m", input: "x" })).status).toBe(503);
+    expect((await post("/v1/embeddings", { model: "m", input: "x" })).status).toBe(503);
+    expect((await post("/v1/embeddings", { model: "m", input: "x" })).status).toBe(200);
+  });
+});

@@ -7,6 +7,7 @@ import {
   anthropicModels,
   anthropicStreamFrames,
 } from "./anthropic-protocol";
+import { EmbeddingsRequest, embeddingsBody } from "./embeddings-protocol";
 import { pause, readJsonBody, sendJson, streamFrames } from "./http-io";
 import { openaiCompletion, openaiErrorBody, openaiModels, openaiStreamFrames } from "./openai-protocol";
 import { planReply, type StreamFailure, type SuccessTurn } from "./reply-plan";
@@ -66,6 +67,8 @@ export interface FakeModelServer {
   /** Replaces the queue and the default turn. */
   setScript(script: Script): void;
   enqueue(...turns: Turn[]): void;
+  /** The next `count` embeddings requests fail with `status` (an outage the client must retry through). */
+  failEmbeddings(count: number, status?: number): void;
   /** Resolves with the n-th request (1-based) once it has arrived. */
   waitForRequest(n: number, timeoutMs?: number): Promise<RecordedRequest>;
   close(): Promise<void>;
@@ -73,12 +76,13 @@ export interface FakeModelServer {
 
 const wallClock = () => performance.timeOrigin + performance.now();
 
-type Route = "anthropic" | "openai" | "models" | "not_found";
+type Route = "anthropic" | "openai" | "models" | "embeddings" | "not_found";
 
 function routeOf(method: string | undefined, path: string): Route {
   if (method === "POST" && path === "/v1/messages") return "anthropic";
   if (method === "POST" && path === "/v1/chat/completions") return "openai";
   if (method === "GET" && path === "/v1/models") return "models";
+  if (method === "POST" && path === "/v1/embeddings") return "embeddings";
   return "not_found";
 }
 
@@ -102,6 +106,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
   }>();
   let queue: Turn[] = [];
   let defaultTurn: DefaultTurn = OK_TURN;
+  let embeddingFailures = { count: 0, status: 503 };
 
   function setScript(script: Script): void {
     queue = [...(script.turns ?? [])];
@@ -219,6 +224,22 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
             : openaiModels(models, Math.floor(Date.now() / 1000));
         return sendJson(res, 200, body);
       }
+      case "embeddings": {
+        if (embeddingFailures.count > 0) {
+          embeddingFailures = { ...embeddingFailures, count: embeddingFailures.count - 1 };
+          return sendJson(
+            res,
+            embeddingFailures.status,
+            openaiErrorBody("api_error", "the fake model's embeddings are failing on purpose"),
+          );
+        }
+        const parsed = EmbeddingsRequest.safeParse(read.body);
+        if (!parsed.success) {
+          const message = z.prettifyError(parsed.error);
+          return sendJson(res, 400, openaiErrorBody("invalid_request_error", message));
+        }
+        return sendJson(res, 200, embeddingsBody(parsed.data));
+      }
       case "not_found":
         return sendJson(
           res,
@@ -259,6 +280,9 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     setScript,
     enqueue(...turns) {
       queue.push(...turns);
+    },
+    failEmbeddings(count, status = 503) {
+      embeddingFailures = { count, status };
     },
     waitForRequest(n, timeoutMs = 5_000) {
       const arrived = requests[n - 1];

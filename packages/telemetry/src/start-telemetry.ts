@@ -23,6 +23,7 @@ import { type MetricsServer, startMetricsServer } from "./metrics-server";
 import { PostgresSpanExporter } from "./postgres-span-exporter";
 import { scrubbingExporter } from "./scrubbing-exporter";
 import { createSecretScrubber } from "./secret-scrubber";
+import { SessionAttributionProcessor } from "./session-attribution";
 
 export interface StartTelemetryOptions {
   serviceName: string;
@@ -64,7 +65,8 @@ const OTLP_METRICS_INTERVAL_MS = 15_000;
  */
 export function startTelemetry(options: StartTelemetryOptions): Telemetry {
   const scrub = createSecretScrubber(options.secrets);
-  const spanProcessors: SpanProcessor[] = [];
+  // First, so the exporters below see the ids it gives child spans.
+  const spanProcessors: SpanProcessor[] = [new SessionAttributionProcessor()];
   if (options.db !== undefined) {
     spanProcessors.push(
       new BatchSpanProcessor(scrubbingExporter(new PostgresSpanExporter(options.db), scrub), {

@@ -115,15 +115,17 @@ describe("spans persisted to Postgres", () => {
       status_code: "unset",
     });
     expect(root?.attributes).toMatchObject({ [ATTR_GEN_AI_OPERATION_NAME]: "invoke_agent" });
-    expect(chat?.parent_span_id).toBe(root?.span_id);
+    expect(chat).toMatchObject({ parent_span_id: root?.span_id, session_id: "ses_1", tenant_id: "ten_a" });
     expect(chat?.events).toEqual([
       { name: "first_token", time: expect.any(String), attributes: { position: 0 } },
     ]);
-    // The session id also comes from `wakeloop.session.id` when no GenAI conversation id is set.
+    // The session id also comes from `wakeloop.session.id` when no GenAI conversation id is set; the
+    // tenant and wake ids the span lacks come from its parent (SessionAttributionProcessor).
     expect(tool).toMatchObject({
       parent_span_id: root?.span_id,
       session_id: "ses_1",
-      tenant_id: null,
+      tenant_id: "ten_a",
+      wake_id: "wak_1",
       status_code: "error",
       status_message: "exit code 2",
     });

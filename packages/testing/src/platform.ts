@@ -44,6 +44,8 @@ export interface PlatformOptions {
   /** Extra environment for one app, by its name (`gateway`, `harness-worker`, …), e.g. its own credentials. */
   appEnv?: Partial<Record<string, Record<string, string>>>;
   script?: Script;
+  /** memory-retrieval embeds events and memory with the fake model server's `/v1/embeddings` (hybrid search). */
+  embeddings?: boolean;
   /** Run the apps and the tenant CLI from source (tsx) or compiled (`npm run build`); see RunMode. */
   run?: RunMode;
 }
@@ -140,6 +142,12 @@ export class Platform {
       MODEL_BASE_URL_ALLOWED_HOSTS: "127.0.0.1",
       PROVIDER_CREDENTIAL_KEYS: this.credentialKey,
       SANDBOX_ENABLED: this.options.sandbox ? "true" : "false",
+      ...(app === "memory-retrieval" &&
+        this.options.embeddings && {
+          EMBEDDINGS_BASE_URL: `${this.fake.url}/v1`,
+          EMBEDDINGS_MODEL: "fake-embed",
+          EMBEDDINGS_POLL_MS: "50",
+        }),
       ...this.options.env,
       ...this.options.appEnv?.[app],
       ...extra,

@@ -59,8 +59,9 @@ const traits: Record<MemoryToolName, Traits> = {
   retrieval_search: {
     description:
       "Search this agent's memory and the messages and tool calls of its other sessions at once (web search " +
-      "syntax; identifiers match fuzzily). Each hit gives its source, a snippet, why it ranked and the tool " +
-      "to reread it with: hits are candidates, reread before relying on one.",
+      "syntax; identifiers match fuzzily; similar wording too when embeddings are on). Hits from sessions " +
+      "with your setup, outcome or lineage rank a little higher. Each hit gives its source, a snippet, why it " +
+      "ranked and the tool to reread it with: hits are candidates, reread before relying on one.",
   },
   session_search_context: {
     description:
@@ -69,8 +70,8 @@ const traits: Record<MemoryToolName, Traits> = {
   },
   session_search_traces: {
     description:
-      "Find wake traces of this agent's sessions whose span names or attributes contain the text (a tool, " +
-      "a model, an error); reread a hit with session_get_trace.",
+      "Find spans of this agent's wakes (model calls, tool calls, errors, with durations) holding every word " +
+      "of the query, e.g. 'bash error'; reread a hit's wake with session_get_trace.",
   },
   skills_list: {
     description:

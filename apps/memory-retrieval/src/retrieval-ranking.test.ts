@@ -1,0 +1,285 @@
+import type { SessionEvent } from "@wakeloop/contracts";
+import {
+  createSession,
+  defineOutcome,
+  embeddingBacklog,
+  indexSessionEvents,
+  newId,
+  writeMemory,
+} from "@wakeloop/db";
+import { type FakeModelServer, startFakeModelServer } from "@wakeloop/fake-model";
+import { createLogger } from "@wakeloop/telemetry";
+import {
+  createTestDatabase,
+  type SeededAgent,
+  seedAgent,
+  seedEnvironment,
+  seedSession,
+  type TestDatabase,
+} from "@wakeloop/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EMBED_MAX_ATTEMPTS, startEmbedder } from "./embedder";
+import { createEmbeddingsClient, type EmbeddingsClient } from "./embeddings-client";
+import { executeMemoryCall } from "./memory-server";
+import { FULL_TEXT_ONLY, type SearchSettings } from "./tool-call";
+
+// Against real Postgres and the fake model server's `/v1/embeddings` (a deterministic hashed bag of word
+// stems): the background embedder fills the vectors, hybrid search finds what full text misses, and the
+// ranking priors order equal full-text matches as docs/memory.md says.
+
+let testDb: TestDatabase;
+let fake: FakeModelServer;
+let embeddings: EmbeddingsClient;
+let embedder: { stop(): Promise<void> };
+let agent: SeededAgent;
+let current: string;
+let hybrid: SearchSettings;
+const limits = { maxEntryBytes: 4_096, maxStoreBytes: 65_536 };
+let seq = 0;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase({ max: 6 });
+  fake = await startFakeModelServer();
+  embeddings = createEmbeddingsClient({
+    baseUrl: `${fake.url}/v1`,
+    model: "fake-embed",
+    apiKey: undefined,
+    dimensions: undefined,
+    timeoutMs: 5_000,
+  });
+  hybrid = { embeddings, vectorWindow: 1_000, minSimilarity: 0.25 };
+  embedder = await startEmbedder({
+    db: testDb.appDb,
+    log: createLogger({ service: "ranking-test", level: "silent" }),
+    embeddings,
+    batchSize: 16,
+    pollMs: 20,
+  });
+  agent = await seedAgent(testDb.db);
+  current = (await seedSession(testDb.db, agent)).id;
+});
+
+afterAll(async () => {
+  await embedder?.stop();
+  await fake?.close();
+  await testDb?.drop();
+});
+
+function call(tool: string, input: unknown, search: SearchSettings, sessionId = current) {
+  return executeMemoryCall(
+    testDb.appDb,
+    limits,
+    {
+      tenant_id: agent.tenantId,
+      agent_id: agent.agentId,
+      session_id: sessionId,
+      wake_id: "wake_one",
+      tool_call_id: newId("toolCall"),
+      tool: tool as "retrieval_search",
+      input,
+    },
+    search,
+  );
+}
+
+const hitsOf = async (tool: string, input: unknown, search: SearchSettings) =>
+  (await call(tool, input, search)).result.hits as Array<Record<string, unknown>>;
+
+async function index(sessionId: string, text: string, createdAt = new Date()): Promise<string> {
+  const event: SessionEvent = {
+    id: newId("event"),
+    session_id: sessionId,
+    seq: ++seq,
+    processed_at: null,
+    created_at: createdAt.toISOString(),
+    type: "user.message",
+    content: [{ type: "text", text }],
+  };
+  await indexSessionEvents(testDb.appDb, agent.tenantId, [event]);
+  return event.id;
+}
+
+const note = (target: string, content: string) =>
+  writeMemory(
+    testDb.appDb,
+    agent,
+    {
+      store: "workspace_memory_notes",
+      target,
+      content,
+      author: { kind: "tool", session_id: current, wake_id: null, tool_call_id: null },
+    },
+    limits,
+  );
+
+/** Until the embedder has drained the queue (every indexed text has its vector). */
+const embedded = () =>
+  expect
+    .poll(() => embeddingBacklog(testDb.db, EMBED_MAX_ATTEMPTS), { timeout: 15_000 })
+    .toEqual({
+      pending: 0,
+      failed: 0,
+    });
+
+describe("hybrid retrieval", () => {
+  it("finds a paraphrase full text misses, once the embedder has its vector", async () => {
+    await note("staging.md", "The staging database password rotates every Monday at 06:00.");
+    await note("lunch.md", "Team lunch is on Fridays at the noodle place.");
+    const other = (await seedSession(testDb.db, agent)).id;
+    await index(other, "The payments canary failed its readiness probe twice.");
+    const query = { query: "how often is the staging password rotated", sources: ["memory", "sessions"] };
+    // Every word of a websearch query must match: full text finds nothing.
+    expect(await hitsOf("retrieval_search", query, FULL_TEXT_ONLY)).toEqual([]);
+    await embedded();
+    const response = await call("retrieval_search", query, hybrid);
+    expect(response.result.ranking).toBe("hybrid");
+    const hits = response.result.hits as Array<Record<string, unknown>>;
+    expect(hits.map((hit) => hit.target)).toEqual(["staging.md"]);
+    expect(hits[0]).toMatchObject({
+      source: "memory",
+      snippet: expect.stringContaining("password rotates"),
+      why: expect.stringMatching(/^semantic similarity 0\.\d{3} \(#1\)/),
+      ranking: { lists: [{ list: "semantic", rank: 1 }] },
+      written_in_session: current,
+      relation_to_current: "self",
+      next_step: { tool: "memory_read", input: { store: "workspace_memory_notes", target: "staging.md" } },
+    });
+    // The event paraphrase too, and a hit both lists found ranks above one only full text found.
+    const events = await hitsOf(
+      "session_search_context",
+      { query: "canary readiness probes keep failing repeatedly" },
+      hybrid,
+    );
+    expect(events).toEqual([expect.objectContaining({ source: "session_event", session_id: other })]);
+    expect(
+      await hitsOf(
+        "session_search_context",
+        { query: "canary readiness probes keep failing repeatedly" },
+        FULL_TEXT_ONLY,
+      ),
+    ).toEqual([]);
+  });
+
+  it("re-embeds a rewritten entry and never ranks a stale vector", async () => {
+    const first = await note("oncall.md", "Escalate pager alerts to the platform rotation.");
+    await embedded();
+    await writeMemory(
+      testDb.appDb,
+      agent,
+      {
+        store: "workspace_memory_notes",
+        target: "oncall.md",
+        content: "Bake sourdough with a long cold proof.",
+        expectedVersionId: first.id,
+        author: { kind: "api", session_id: null, wake_id: null, tool_call_id: null, api_key_id: "key_x" },
+      },
+      limits,
+    );
+    // Before the new vector exists the old one is not used: no semantic hit for the old wording.
+    const old = { query: "who gets paged for platform alerts escalation", sources: ["memory"] };
+    await embedded();
+    expect((await hitsOf("retrieval_search", old, hybrid)).map((hit) => hit.target)).not.toContain(
+      "oncall.md",
+    );
+    const fresh = await hitsOf(
+      "retrieval_search",
+      { query: "baking bread proofing", sources: ["memory"] },
+      hybrid,
+    );
+    expect(fresh.map((hit) => hit.target)).toEqual(["oncall.md"]);
+    // Written by a person: no session, so no priors and no relation.
+    expect(fresh[0]).not.toHaveProperty("relation_to_current");
+  });
+
+  it("keeps full text working while the endpoint fails, and embeds after its retries", async () => {
+    fake.failEmbeddings(3);
+    const other = (await seedSession(testDb.db, agent)).id;
+    await index(other, "Rotate the TLS certificates of the ingress gateway before renewal day.");
+    expect(
+      (await hitsOf("session_search_context", { query: "TLS certificates ingress" }, hybrid)).map(
+        (hit) => hit.session_id,
+      ),
+    ).toEqual([other]);
+    await embedded();
+    const paraphrase = await hitsOf(
+      "session_search_context",
+      { query: "renewing certificate for ingress tls soon" },
+      hybrid,
+    );
+    expect(paraphrase.map((hit) => hit.session_id)).toEqual([other]);
+  });
+
+  it("answers with full text alone, saying why, when the query cannot be embedded", async () => {
+    fake.failEmbeddings(1);
+    const response = await call(
+      "retrieval_search",
+      { query: "staging password", sources: ["memory"] },
+      hybrid,
+    );
+    expect(response.result).toMatchObject({
+      ranking: "full_text",
+      embeddings_error: expect.stringContaining("503"),
+    });
+    expect((response.result.hits as Array<{ target: string }>).map((hit) => hit.target)).toEqual([
+      "staging.md",
+    ]);
+  });
+});
+
+describe("ranking priors", () => {
+  it("orders equal full-text matches by child relation, setup, outcome, then the rest", async () => {
+    await defineOutcome(
+      testDb.appDb,
+      { tenantId: agent.tenantId, sessionId: current },
+      { title: "Ship the payments export", criteria: ["export runs nightly"], evaluatorPrompt: null },
+    );
+    const environment = await seedEnvironment(testDb.db, agent);
+    const drifted = (await seedSession(testDb.db, agent, { environmentId: environment })).id;
+    const sameOutcome = (await seedSession(testDb.db, agent, { environmentId: environment })).id;
+    await defineOutcome(
+      testDb.appDb,
+      { tenantId: agent.tenantId, sessionId: sameOutcome },
+      { title: "ship the payments EXPORT", criteria: [], evaluatorPrompt: null },
+    );
+    const sameSetup = (await seedSession(testDb.db, agent)).id;
+    const child = (
+      await createSession(testDb.db, {
+        tenantId: agent.tenantId,
+        agentId: agent.agentId,
+        agentVersion: agent.agentVersion,
+        environmentId: null,
+        parentSessionId: current,
+        title: null,
+        metadata: {},
+        budget: { max_total_tokens: null },
+      })
+    ).id;
+    // The same text everywhere, so full text ties and orders them newest first: the reverse of the priors.
+    const text = "quarterly ledger reconciliation checklist";
+    const base = Date.now();
+    for (const [order, session] of [child, sameSetup, sameOutcome, drifted].entries()) {
+      await index(session, text, new Date(base + order * 1_000));
+    }
+    const hits = await hitsOf("session_search_context", { query: "ledger reconciliation" }, FULL_TEXT_ONLY);
+    expect(hits.map((hit) => hit.session_id)).toEqual([child, sameSetup, sameOutcome, drifted]);
+    expect(
+      hits.map((hit) => (hit.ranking as { priors: Array<{ prior: string }> }).priors.map((p) => p.prior)),
+    ).toEqual([["same_setup", "relation"], ["same_setup"], ["same_outcome"], []]);
+    expect(hits[0]).toMatchObject({
+      relation_to_current: "child",
+      setup_matches_current: true,
+      why: expect.stringMatching(
+        /^full-text rank 0\.\d{3}; same agent setup \w+ \+20%, child session \+10%$/,
+      ),
+      next_step: { tool: "session_get_events", input: { session_id: child } },
+    });
+    expect(hits[2]?.why).toContain("same outcome title +15%");
+    // A session of another setup: compare setups before rereading it.
+    expect(hits[3]).toMatchObject({
+      relation_to_current: "same_agent",
+      setup_matches_current: false,
+      next_step: { tool: "agent_compare_setup", input: { session_id: drifted } },
+      after_that: { tool: "session_get_events", input: { session_id: drifted } },
+    });
+  });
+});

@@ -1,0 +1,158 @@
+import { type Kysely, sql } from "kysely";
+import type { Database } from "./database";
+import type { MemoryScope } from "./memory-store";
+import { withTenant } from "./tenant-scope";
+
+/*
+ * Embeddings of indexed events and memory entries (migration 0025): the queue the memory-retrieval
+ * service's embedder drains across tenants (through definer functions), and the vectors a hybrid
+ * search reads back for one agent. Vectors are float4 bytes (`bytea`); see the migration for why.
+ */
+
+export type EmbeddingKind = "event" | "memory";
+
+/** One queued row, claimed: its text is null when the event or entry is gone. */
+export interface EmbeddingWork {
+  tenant_id: string;
+  agent_id: string;
+  kind: EmbeddingKind;
+  /** Event id, or memory store. */
+  ref: string;
+  /** Memory target; '' for events. */
+  target: string;
+  attempts: number;
+  session_id: string | null;
+  version_id: string | null;
+  text: string | null;
+}
+
+/**
+ * Turns embeddings on with `model` (queueing what has no vector of it when the model is new) or off
+ * (null: the queue is dropped). Returns how many events were queued.
+ */
+export async function configureEmbeddings(db: Kysely<Database>, model: string | null): Promise<number> {
+  const result = await sql<{ queued: string }>`SELECT wl_embedding_configure(${model}) AS queued`.execute(db);
+  return Number(result.rows[0]?.queued ?? 0);
+}
+
+/** Claims up to `maxRows` due rows of every tenant; each comes back after `retryMs` × 2^attempts unless stored. */
+export async function claimEmbeddingWork(
+  db: Kysely<Database>,
+  options: { maxRows: number; retryMs: number; maxAttempts: number },
+): Promise<EmbeddingWork[]> {
+  const result = await sql<EmbeddingWork>`SELECT * FROM wl_embedding_claim(${options.maxRows}::int,
+    ${options.retryMs}::int, ${options.maxAttempts}::int)`.execute(db);
+  return result.rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
+}
+
+/** Stores the vectors of claimed rows (null: the source is gone) and takes them off the queue. */
+export async function storeEmbeddings(
+  db: Kysely<Database>,
+  model: string,
+  done: ReadonlyArray<EmbeddingWork & { vector: Float32Array | null }>,
+): Promise<void> {
+  if (done.length === 0) return;
+  const rows = done.map(({ text: _text, vector, ...key }) => ({
+    ...key,
+    vector:
+      vector === null
+        ? null
+        : Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64"),
+  }));
+  await sql`SELECT wl_embedding_store(${model}, ${JSON.stringify(rows)}::jsonb)`.execute(db);
+}
+
+/** Rows waiting to be embedded, and rows given up on after `maxAttempts`. */
+export async function embeddingBacklog(
+  db: Kysely<Database>,
+  maxAttempts: number,
+): Promise<{ pending: number; failed: number }> {
+  const result = await sql<{ pending: string; failed: string }>`
+    SELECT * FROM wl_embedding_backlog_size(${maxAttempts}::int)`.execute(db);
+  const row = result.rows[0];
+  return { pending: Number(row?.pending ?? 0), failed: Number(row?.failed ?? 0) };
+}
+
+export interface StoredVector {
+  kind: EmbeddingKind;
+  ref: string;
+  target: string;
+  vector: Float32Array;
+}
+
+export interface VectorWindowOptions {
+  model: string;
+  /** Newest vectors of each kind read at most. */
+  window: number;
+  kinds: readonly EmbeddingKind[];
+  /** Events only of these sessions (default every session of the agent). */
+  sessionIds?: string[];
+  excludeSessionId?: string;
+  /** Memory stores left out. */
+  excludeStores: string[];
+  /** Vectors read whatever their age: the full-text candidates. */
+  candidates: ReadonlyArray<{ kind: EmbeddingKind; ref: string; target: string }>;
+}
+
+/** A Buffer of float4 bytes as a Float32Array (copied: a pooled Buffer may not be 4-byte aligned). */
+const floats = (bytes: Buffer) =>
+  new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+
+/**
+ * The agent's vectors a hybrid search ranks: the newest `window` of each kind (events in scope, memory
+ * entries whose current version was embedded) and those of the full-text candidates.
+ */
+export function readVectorWindow(
+  db: Kysely<Database>,
+  scope: MemoryScope,
+  options: VectorWindowOptions,
+): Promise<StoredVector[]> {
+  return withTenant(db, scope.tenantId, async (trx) => {
+    const base = sql`r.tenant_id = ${scope.tenantId} AND r.agent_id = ${scope.agentId} AND r.model = ${options.model}`;
+    const eventScope = sql`(${options.sessionIds ?? null}::text[] IS NULL OR r.session_id = ANY (${options.sessionIds ?? null}::text[]))
+      AND (${options.excludeSessionId ?? null}::text IS NULL OR r.session_id <> ${options.excludeSessionId ?? null}::text)`;
+    const current = sql`EXISTS (SELECT 1 FROM memory_entries m WHERE m.tenant_id = r.tenant_id
+      AND m.agent_id = r.agent_id AND m.store = r.ref AND m.target = r.target
+      AND m.current_version_id = r.version_id AND NOT m.store = ANY (${options.excludeStores}::text[]))`;
+    const parts = [];
+    if (options.kinds.includes("event")) {
+      parts.push(sql`(SELECT r.kind, r.ref, r.target, r.vector FROM retrieval_embeddings r
+        WHERE ${base} AND r.kind = 'event' AND ${eventScope} ORDER BY r.embedded_at DESC LIMIT ${options.window})`);
+    }
+    if (options.kinds.includes("memory")) {
+      // The newest vectors first, then those still current: filtering first made the planner join every
+      // memory entry of the agent (it expected one row) before taking the newest.
+      parts.push(sql`(SELECT r.kind, r.ref, r.target, r.vector FROM (
+          SELECT r.* FROM retrieval_embeddings r WHERE ${base} AND r.kind = 'memory'
+          ORDER BY r.embedded_at DESC LIMIT ${options.window}
+        ) r WHERE ${current})`);
+    }
+    if (options.candidates.length > 0) {
+      // Two arrays unnested side by side: the planner expects a few rows and looks each key up in the
+      // primary key (a JSON record set was estimated at 100 rows and hash-joined every vector).
+      const kinds = options.candidates.map((candidate) => candidate.kind);
+      const refs = options.candidates.map((candidate) => candidate.ref);
+      const targets = options.candidates.map((candidate) => candidate.target);
+      parts.push(sql`(SELECT r.kind, r.ref, r.target, r.vector
+        FROM unnest(${kinds}::text[], ${refs}::text[], ${targets}::text[]) AS c (kind, ref, target)
+        JOIN retrieval_embeddings r ON r.tenant_id = ${scope.tenantId} AND r.kind = c.kind AND r.ref = c.ref
+          AND r.target = c.target
+        WHERE ${base} AND (r.kind = 'event' OR ${current}))`);
+    }
+    if (parts.length === 0) return [];
+    const result = await sql<{ kind: EmbeddingKind; ref: string; target: string; vector: Buffer }>`${sql.join(
+      parts,
+      sql` UNION ALL `,
+    )}`.execute(trx);
+    // A candidate that is also in a window comes twice: once is enough (deduplicated here, not by
+    // comparing vectors in Postgres).
+    const seen = new Set<string>();
+    const unique = result.rows.filter((row) => {
+      const key = `${row.kind}\u0000${row.ref}\u0000${row.target}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    return unique.map((row) => ({ ...row, vector: floats(row.vector) }));
+  });
+}
