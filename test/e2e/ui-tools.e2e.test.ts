@@ -157,6 +157,29 @@ describe("UI tools", () => {
     const resumed = platform.fake.requests.slice(before).filter((request) => request.view)[1];
     expect(JSON.stringify(resumed?.body)).toContain(JSON.stringify(JSON.stringify(answer)).slice(1, -1));
   }, 90_000);
+
+  it("render_and_wait hands inline component code to the client, and refuses code that does not parse", async () => {
+    const id = await newSession();
+    const code =
+      "export default function Pick({ callTool }) { return <button onClick={() => callTool('pick', {})}>Pick</button>; }";
+    platform.fake.enqueue(
+      { toolCalls: [{ name: "render_and_wait", input: { code: "export default () => <div>" } }] },
+      {
+        toolCalls: [{ name: "render_and_wait", input: { code, props: { label: "Pick" }, title: "Choose" } }],
+      },
+    );
+    await send(id, say("let me choose"));
+    await platform.waitForIdle(id, "requires_action", 0, 60_000);
+    const events = await platform.events(id);
+    const refused = events.find((event) => event.type === "agent.tool_result");
+    expect(refused).toMatchObject({ is_error: true });
+    expect(JSON.stringify(refused)).toContain("code does not parse");
+    const use = events.find((event) => event.type === "agent.custom_tool_use");
+    expect(use).toMatchObject({
+      name: "render_and_wait",
+      input: { code, props: { label: "Pick" }, title: "Choose" },
+    });
+  }, 90_000);
 });
 
 describe("run_sandbox_code", () => {

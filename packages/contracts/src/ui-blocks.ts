@@ -113,3 +113,35 @@ export type SendMessageInput = z.infer<typeof SendMessageInput>;
 
 export const RenderBlocksInput = z.object({ blocks: UiBlocks, title: UiTitle.optional() });
 export type RenderBlocksInput = z.infer<typeof RenderBlocksInput>;
+
+/** Inline component code a client renders (the same bound as a stored component's). */
+export const MAX_INLINE_COMPONENT_CHARS = 64_000;
+
+/**
+ * `render_and_wait`: the reference's `component` (a stored component's name) or inline `code` (an ES
+ * module with JSX whose default export is the component), with `props` and `title`; or, beyond the
+ * reference, pre-built `blocks` (e.g. a form). Exactly one of `component`, `code` and `blocks`.
+ */
+export const RenderAndWaitInput = z
+  .object({
+    component: ComponentUiBlock.shape.component
+      .optional()
+      .describe("Name of a stored component (create_ui_component)"),
+    code: z
+      .string()
+      .min(1)
+      .max(MAX_INLINE_COMPONENT_CHARS)
+      .optional()
+      .describe("Inline JSX/React code, used when component is not given: export default the component"),
+    props: ComponentUiBlock.shape.props,
+    blocks: UiBlocks.optional().describe("Pre-built blocks (e.g. a form) instead of a component"),
+    title: UiTitle.optional(),
+  })
+  .refine(
+    (input) => [input.component, input.code, input.blocks].filter((part) => part !== undefined).length === 1,
+    { message: "give exactly one of component, code or blocks" },
+  )
+  .refine((input) => input.props === undefined || input.blocks === undefined, {
+    message: "props go with component or code, not with blocks",
+  });
+export type RenderAndWaitInput = z.infer<typeof RenderAndWaitInput>;

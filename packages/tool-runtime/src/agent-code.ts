@@ -69,6 +69,16 @@ export function checkAgentCode(draft: AgentCodeDraft): AgentCodeCheck {
   }
 }
 
+/** Why inline component code (`render_and_wait`'s `code`) would not render, or null: it must parse as JSX. */
+export function inlineComponentProblem(code: string): string | null {
+  try {
+    parse("ui_component", code);
+    return null;
+  } catch (error) {
+    return `code does not parse: ${(error as Error).message}`;
+  }
+}
+
 function schemaCheck(kind: AgentCodeKind, schema: JsonSchemaObject): string | null {
   const what = kind === "tool" ? "parameter_schema" : "props_schema";
   const size = JSON.stringify(schema).length;

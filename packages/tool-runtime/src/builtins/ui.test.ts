@@ -69,6 +69,31 @@ describe("UI tool inputs", () => {
     expect(clientUiCallProblem("ask_user", { blocks: [big] })).toBeNull();
   });
 
+  it("render_and_wait takes the reference's component or inline code with props, or blocks: exactly one", () => {
+    const accepted = [
+      { component: "booking_form", props: { nights: 2 }, title: "Book" },
+      {
+        code: "export default function Pick({ callTool }) { return <button onClick={() => callTool('ok', {})}>OK</button>; }",
+      },
+      { blocks: everyKind },
+    ];
+    for (const input of accepted) {
+      expect(checkInput(schemaOf("render_and_wait"), input)).toEqual({ ok: true });
+      expect(clientUiCallProblem("render_and_wait", input)).toBeNull();
+    }
+    expect(clientUiCallProblem("render_and_wait", {})).toContain("exactly one of component, code or blocks");
+    expect(clientUiCallProblem("render_and_wait", { component: "a", code: "export default 1" })).toContain(
+      "exactly one of component, code or blocks",
+    );
+    expect(clientUiCallProblem("render_and_wait", { blocks: everyKind, props: { a: 1 } })).toContain(
+      "props go with component or code",
+    );
+    expect(clientUiCallProblem("render_and_wait", { component: "Not A Name" })).not.toBeNull();
+    expect(clientUiCallProblem("render_and_wait", { code: "export default () => <div>" })).toContain(
+      "code does not parse",
+    );
+  });
+
   it("render_and_wait pauses for the client; send_message and render_blocks run in the worker, in order", () => {
     const byName = new Map(uiTools.map((tool) => [tool.name, tool]));
     expect(byName.get("render_and_wait")).toMatchObject({ executor: "client", pauses: "client_result" });

@@ -1,5 +1,11 @@
-import { RenderBlocksInput, SendMessageInput, type ToolDefinition } from "@wakeloop/contracts";
+import {
+  RenderAndWaitInput,
+  RenderBlocksInput,
+  SendMessageInput,
+  type ToolDefinition,
+} from "@wakeloop/contracts";
 import { z } from "zod";
+import { inlineComponentProblem } from "../agent-code";
 import { type ManagedToolSpec, managedTool } from "./define";
 
 // The personal-agent reference's UI Rendering tools. send_message and render_blocks append an event a
@@ -40,9 +46,10 @@ export const uiTools: ToolDefinition[] = [
   managedTool({
     name: "render_and_wait",
     description:
-      "Show the user blocks (usually a form, or a component you stored) and wait for them to act; the " +
-      'session pauses until they answer, and their answer (e.g. {action: "submit", data: {...}}) is the result.',
-    input: RenderBlocksInput,
+      "Show the user a React component (a stored one by name, or inline JSX code) with props, or blocks " +
+      "(e.g. a form), and wait for them to act; the session pauses until they answer, and their answer " +
+      '(what the component passes to callTool(action, payload), a form\'s {action: "submit", data: {...}}) is the result.',
+    input: RenderAndWaitInput,
     permissionPolicy: "always_allow",
     effects: ["ask"],
     destructive: false,
@@ -56,11 +63,14 @@ export const uiTools: ToolDefinition[] = [
 ];
 
 /**
- * What the JSON Schema of a client-fulfilled UI call cannot say (the blocks' total size), checked when
- * the call is planned: nothing in the worker parses render_and_wait's input before the client sees it.
+ * What the JSON Schema of a client-fulfilled UI call cannot say (exactly one of component, code and
+ * blocks; the blocks' total size; inline code that parses), checked when the call is planned: nothing in
+ * the worker parses render_and_wait's input before the client sees it.
  */
 export function clientUiCallProblem(name: string, input: unknown): string | null {
   if (name !== "render_and_wait") return null;
-  const parsed = RenderBlocksInput.safeParse(input);
-  return parsed.success ? null : `render_and_wait: ${z.prettifyError(parsed.error)}`;
+  const parsed = RenderAndWaitInput.safeParse(input);
+  if (!parsed.success) return `render_and_wait: ${z.prettifyError(parsed.error)}`;
+  const problem = parsed.data.code === undefined ? null : inlineComponentProblem(parsed.data.code);
+  return problem === null ? null : `render_and_wait: ${problem}`;
 }
