@@ -314,6 +314,35 @@ describe("the services' database role", () => {
         })
         .execute();
       await trx
+        .insertInto("agent_code")
+        .values({
+          id: "acode_seeded",
+          tenant_id: tenantId,
+          agent_id: owned.agents ?? "",
+          kind: "tool",
+          name: "seeded",
+          version: 1,
+        })
+        .execute();
+      await trx
+        .insertInto("agent_code_versions")
+        .values({
+          tenant_id: tenantId,
+          code_id: "acode_seeded",
+          version: 1,
+          description: "seeded",
+          code: "return 1;",
+          schema: null,
+          requires: "[]",
+          session_id: null,
+          tool_call_id: null,
+        })
+        .execute();
+      await trx
+        .insertInto("vault_secrets")
+        .values({ tenant_id: tenantId, name: "seeded", key_id: "k1", sealed: Buffer.from("sealed") })
+        .execute();
+      await trx
         .insertInto("outcomes")
         .values({ id: "outc_seeded", tenant_id: tenantId, session_id: sessionId, title: "t", criteria: "[]" })
         .execute();
