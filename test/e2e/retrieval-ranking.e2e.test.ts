@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // Retrieval ranking through the services (issue #10), with memory-retrieval embedding through the fake
 // model server's /v1/embeddings: a paraphrase full text misses is found by hybrid search, the setup
 // prior puts a same-setup session above a newer one of another setup (which recommends comparing
-// setups first), and the spans of a wake's tool calls are found by session_search_traces.
+// setups first), the spans of a wake's tool calls are found by session_search_traces, and memory_search
+// and the wake-start recall rank by the same hybrid search.
 
 let platform: Platform;
 
@@ -63,6 +64,50 @@ describe("retrieval ranking through the services", () => {
         ranking: expect.objectContaining({ lists: [{ list: "semantic", rank: 1 }] }),
         why: expect.stringMatching(/^semantic similarity 0\.\d{3} \(#1\)/),
         next_step: expect.objectContaining({ tool: "session_get_events" }),
+      }),
+    ]);
+  }, 120_000);
+
+  it("recalls a note by meaning at wake start, and memory_search finds it by meaning", async () => {
+    const agent = await platform.createAgent({ name: "hybrid recall e2e" });
+    const note = "QA signs off on UI changes.";
+    platform.fake.enqueue(
+      { toolCalls: [{ name: "memory_write", input: { target: "qa.md", content: note } }] },
+      { text: "noted" },
+    );
+    await platform.runTurn(agent, "remember who approves interface work");
+    await expect
+      .poll(
+        async () =>
+          (
+            await sql<{ n: number }>`SELECT count(*)::int AS n FROM retrieval_embeddings
+              WHERE agent_id = ${agent} AND ref = 'workspace_memory_notes' AND target = 'qa.md'`.execute(
+              platform.db,
+            )
+          ).rows[0]?.n,
+        { timeout: 20_000 },
+      )
+      .toBe(1);
+    // Recall searches the words of three letters or more ("who", "does"): only the vector finds the note.
+    const query = "who signs off QA for the UI redesign";
+    platform.fake.enqueue({ toolCalls: [{ name: "memory_search", input: { query } }] }, { text: "done" });
+    const before = platform.fake.requests.length;
+    const b = await platform.runTurn(agent, "Who does QA for UI?");
+    // The turn's first model request (the embedder's requests to the same server are not model requests).
+    const first = platform.fake.requests.slice(before).find((request) => request.protocol !== null);
+    expect(JSON.stringify(first?.body)).toContain("### workspace_memory_notes/qa.md");
+    expect(b.events.find((event) => event.type === "session.memory_recalled")).toMatchObject({
+      hits: [expect.objectContaining({ store: "workspace_memory_notes", target: "qa.md" })],
+    });
+    const found = resultOf(b.events);
+    expect(found.ranking).toBe("hybrid");
+    expect(found.hits).toEqual([
+      expect.objectContaining({
+        source: "memory",
+        target: "qa.md",
+        // "redesign" is in no entry, and full text needs every word.
+        ranking: expect.objectContaining({ lists: [{ list: "semantic", rank: 1 }] }),
+        next_step: { tool: "memory_read", input: { store: "workspace_memory_notes", target: "qa.md" } },
       }),
     ]);
   }, 120_000);

@@ -189,7 +189,7 @@ export function startMemoryServer(options: MemoryServerOptions) {
       tracer.startActiveSpan("memory recall", async (span) => {
         span.setAttribute(ATTR_WAKELOOP_TENANT_ID, request.tenant_id);
         try {
-          const response = await recallMemory(db, request);
+          const response = await recallMemory(db, request, options.search ?? FULL_TEXT_ONLY);
           span.setAttribute("wakeloop.memory.recalled", response.hits.length);
           return response;
         } finally {

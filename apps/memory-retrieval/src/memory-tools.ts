@@ -24,11 +24,10 @@ import {
   lockMemoryStore,
   readMemoryEntry,
   readMemoryVersion,
-  searchMemory,
   writeMemory,
 } from "@wakeloop/db";
 import { runNotepadTool } from "./notepad-tools";
-import { memoryHitView, runRetrievalTool } from "./retrieval-tools";
+import { NOT_RETRIEVED, runRetrievalTool, search } from "./retrieval-tools";
 import { runSkillTool } from "./skill-tools";
 import { notFound, parseInput, type ToolCall } from "./tool-call";
 
@@ -135,12 +134,14 @@ export async function runMemoryTool(call: ToolCall, tool: MemoryToolName): Promi
     }
     case "memory_search": {
       const { query, stores, limit } = parseInput(MemorySearchInput, call.input, tool);
-      const hits = await searchMemory(db, scope, {
+      const found = await search(call, {
         query,
         limit,
-        ...(stores ? { stores } : { excludeStores: [SKILLS_STORE, NOTEPAD_STORE] }),
+        memory: stores ? { stores } : { excludeStores: NOT_RETRIEVED },
+        events: null,
+        spans: null,
       });
-      return { query, hits: hits.map(memoryHitView) };
+      return { query, ...found };
     }
     case "memory_promote_note": {
       const input = parseInput(MemoryPromoteNoteInput, call.input, tool);

@@ -4,8 +4,10 @@ import {
   NOTEPAD_STORE,
   SKILLS_STORE,
 } from "@wakeloop/contracts";
-import { type Database, readMemoryEntry, searchMemory, withTenant } from "@wakeloop/db";
+import { type Database, readMemoryEntry, withTenant } from "@wakeloop/db";
 import type { Kysely } from "kysely";
+import { rankedSearch } from "./retrieval-tools";
+import type { SearchSettings } from "./tool-call";
 
 /** Skills and notepads are in the system context by other ways (the skills index, tools), never recalled. */
 export const NOT_RECALLED = [SKILLS_STORE, NOTEPAD_STORE];
@@ -31,24 +33,36 @@ export function recallQuery(text: string): string | null {
 /**
  * The agent's memory entries (skills and notepads left out, as in `memory_search`) best matching the
  * new input, with their live content: the harness puts them in the system context within its budget.
+ * The search is `memory_search`'s (hybrid when embeddings are on, the input's own text embedded); a
+ * wake is no session's tool call, so no priors.
  */
 export async function recallMemory(
   db: Kysely<Database>,
   request: MemoryRecallRequest,
+  settings: SearchSettings,
 ): Promise<MemoryRecallResponse> {
   const query = recallQuery(request.text);
   if (query === null) return { hits: [] };
   const scope = { tenantId: request.tenant_id, agentId: request.agent_id };
-  // One tenant transaction on one connection for the search and the reads (the helpers join it).
-  const { found, entries } = await withTenant(db, request.tenant_id, async (trx) => {
-    const found = await searchMemory(trx, scope, {
+  const { hits } = await rankedSearch(
+    { db, scope, sessionId: null, search: settings },
+    {
       query,
-      excludeStores: NOT_RECALLED,
+      meaning: request.text,
       limit: request.limit,
-    });
-    const entries = [];
-    for (const hit of found) entries.push(await readMemoryEntry(trx, scope, hit.store, hit.target));
-    return { found, entries };
+      memory: { excludeStores: NOT_RECALLED },
+      events: null,
+      spans: null,
+    },
+  );
+  const found = hits.flatMap((hit) =>
+    hit.found.source === "memory" ? [{ ...hit.found.row, rank: hit.ranked.score }] : [],
+  );
+  // One tenant transaction on one connection for the reads (the helper joins it).
+  const entries = await withTenant(db, request.tenant_id, async (trx) => {
+    const read = [];
+    for (const hit of found) read.push(await readMemoryEntry(trx, scope, hit.store, hit.target));
+    return read;
   });
   return {
     hits: found.flatMap((hit, index) => {

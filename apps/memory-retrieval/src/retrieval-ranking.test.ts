@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EMBED_MAX_ATTEMPTS, startEmbedder } from "./embedder";
 import { createEmbeddingsClient, type EmbeddingsClient } from "./embeddings-client";
 import { executeMemoryCall } from "./memory-server";
+import { recallMemory } from "./recall";
 import { FULL_TEXT_ONLY, type SearchSettings } from "./tool-call";
 
 // Against real Postgres and the fake model server's `/v1/embeddings` (a deterministic hashed bag of word
@@ -281,5 +282,81 @@ describe("ranking priors", () => {
       next_step: { tool: "agent_compare_setup", input: { session_id: drifted } },
       after_that: { tool: "session_get_events", input: { session_id: drifted } },
     });
+  });
+});
+
+describe("one engine for memory_search, skills_search and recall", () => {
+  it("memory_search finds a paraphrase only the semantic list has", async () => {
+    await note("vpn.md", "The VPN certificate renews every ninety days.");
+    const input = { query: "how often does the vpn certificate get renewed" };
+    // Every word must match in full text: "often" and "get" are not in the note.
+    expect(await hitsOf("memory_search", input, FULL_TEXT_ONLY)).toEqual([]);
+    await embedded();
+    const response = await call("memory_search", input, hybrid);
+    expect(response.result).toMatchObject({ query: input.query, ranking: "hybrid" });
+    expect(response.result.hits).toEqual([
+      expect.objectContaining({
+        source: "memory",
+        target: "vpn.md",
+        why: expect.stringMatching(/^semantic similarity 0\.\d{3} \(#1\)/),
+        next_step: { tool: "memory_read", input: { store: "workspace_memory_notes", target: "vpn.md" } },
+      }),
+    ]);
+    // Stores narrow the semantic list too.
+    expect(await hitsOf("memory_search", { ...input, stores: ["workspace_memory"] }, hybrid)).toEqual([]);
+  });
+
+  it("skills_search ranks enabled skills by the same hybrid search", async () => {
+    const skill = {
+      name: "cut-release",
+      description: "Ship a version",
+      content: "Tag the build and publish notes.",
+    };
+    expect((await call("create_skill", skill, hybrid)).is_error).toBe(false);
+    await embedded();
+    const input = { query: "publishing tagged builds quickly" };
+    const skillsOf = async (search: SearchSettings) =>
+      (await call("skills_search", input, search)).result.skills as Array<Record<string, unknown>>;
+    expect(await skillsOf(FULL_TEXT_ONLY)).toEqual([]);
+    expect(await skillsOf(hybrid)).toEqual([
+      expect.objectContaining({
+        name: "cut-release",
+        description: "Ship a version",
+        why: expect.stringMatching(/^semantic similarity 0\.\d{3} \(#1\)/),
+        next_step: { tool: "skills_read", input: { name: "cut-release" } },
+      }),
+    ]);
+    // Neither memory_search nor a disabled skill's vector answers for it.
+    expect((await hitsOf("memory_search", input, hybrid)).map((hit) => hit.target)).not.toContain(
+      "cut-release",
+    );
+    await call("disable_skill", { name: "cut-release" }, hybrid);
+    expect(await skillsOf(hybrid)).toEqual([]);
+  });
+
+  it("recall finds a note by meaning when no searched word of the input is in it", async () => {
+    await note("qa.md", "QA signs off on UI changes.");
+    await embedded();
+    const request = {
+      tenant_id: agent.tenantId,
+      agent_id: agent.agentId,
+      // Recall searches words of three letters or more: "who" and "does" only, which the note lacks.
+      text: "Who does QA for UI?",
+      limit: 5,
+    };
+    expect((await recallMemory(testDb.appDb, request, FULL_TEXT_ONLY)).hits).toEqual([]);
+    expect((await recallMemory(testDb.appDb, request, hybrid)).hits).toEqual([
+      {
+        store: "workspace_memory_notes",
+        target: "qa.md",
+        version_id: expect.any(String),
+        content: "QA signs off on UI changes.",
+        rank: expect.any(Number),
+      },
+    ]);
+    // The full-text list still answers a matching input, and skills and notepads are never recalled.
+    await call("write_notepad", { content: "vpn certificate scribbles" }, hybrid);
+    const vpn = await recallMemory(testDb.appDb, { ...request, text: "vpn certificate renewal" }, hybrid);
+    expect(vpn.hits.map((hit) => hit.target)).toEqual(["vpn.md"]);
   });
 });

@@ -14,6 +14,7 @@ import {
   indexedEventsById,
   listAgentSessions,
   type MemoryHit,
+  type MemorySearchOptions,
   memoryEntriesByKey,
   readJson,
   readRankingFacts,
@@ -40,23 +41,10 @@ import { parseInput, type ToolCall } from "./tool-call";
 export type RetrievalToolName = "retrieval_search" | "session_search_context" | "session_search_traces";
 
 /** Stores that are not memory to retrieve: they have their own tools. */
-const NOT_RETRIEVED = [SKILLS_STORE, NOTEPAD_STORE];
+export const NOT_RETRIEVED = [SKILLS_STORE, NOTEPAD_STORE];
 
 const textWhy = (match: "full_text" | "trigram", rank: number) =>
   `${match === "full_text" ? "full-text rank" : "trigram similarity"} ${rank.toFixed(3)}`;
-
-/** A memory search hit as `memory_search` shows it. */
-export function memoryHitView(hit: MemoryHit) {
-  return {
-    source: "memory" as const,
-    store: hit.store,
-    target: hit.target,
-    version_id: hit.version_id,
-    snippet: hit.snippet,
-    why: textWhy(hit.match, hit.rank),
-    next_step: { tool: "memory_read", input: { store: hit.store, target: hit.target } },
-  };
-}
 
 type TextMatch = { match: "full_text" | "trigram"; rank: number } | null;
 
@@ -99,10 +87,22 @@ async function sessionScope(
   return sessions.map((found) => found.session.id);
 }
 
-interface SearchPlan {
+/**
+ * What one search reads: the caller's agent, its session (null for a caller that is not a session, a
+ * wake's recall: no priors then) and whether embeddings are on.
+ */
+export type SearchCall = Pick<ToolCall, "db" | "scope" | "search"> & { sessionId: string | null };
+
+/** Memory entries searched: stores, or every store but the excluded ones; only enabled ones (skills). */
+export type MemoryFilter = Pick<MemorySearchOptions, "stores" | "excludeStores" | "enabledOnly">;
+
+export interface SearchPlan {
+  /** The full-text query (websearch syntax). */
   query: string;
+  /** The text the semantic list embeds (default the query). */
+  meaning?: string;
   limit: number;
-  memory: boolean;
+  memory: MemoryFilter | null;
   events: { sessionIds?: string[]; excludeSessionId?: string } | null;
   spans: { sessionIds?: string[] } | null;
 }
@@ -127,7 +127,7 @@ function originOf(facts: SessionRankingFacts): HitOrigin {
  * first, above the minimum similarity. Neighbours full text did not find are added to `found`.
  */
 async function semanticList(
-  call: ToolCall,
+  call: SearchCall,
   plan: SearchPlan,
   vector: Float32Array,
   found: Map<string, Found>,
@@ -152,7 +152,7 @@ async function semanticList(
     kinds,
     ...(plan.events?.sessionIds !== undefined && { sessionIds: plan.events.sessionIds }),
     ...(plan.events?.excludeSessionId !== undefined && { excludeSessionId: plan.events.excludeSessionId }),
-    excludeStores: NOT_RETRIEVED,
+    memory: plan.memory ?? {},
     candidates,
   });
   const nearest = stored
@@ -202,7 +202,7 @@ function sessionOf(hit: Found, versionSessions: Map<string, string | null>): str
   }
 }
 
-interface RankedHit {
+export interface RankedHit {
   found: Found;
   ranked: RankedCandidate<Found>;
   similarity: number | undefined;
@@ -211,7 +211,7 @@ interface RankedHit {
 }
 
 /** Why a hit ranked: its lists and their scores, then the priors it earned. */
-function whyOf({ found, ranked, similarity }: RankedHit): string {
+export function whyOf({ found, ranked, similarity }: RankedHit): string {
   const parts: string[] = [];
   if (found.source === "trace") parts.push(`query found in the span ${found.row.matched}; newest first`);
   else if (found.text !== null) parts.push(textWhy(found.text.match, found.text.rank));
@@ -321,20 +321,19 @@ function hitView(hit: RankedHit): Record<string, unknown> {
 /**
  * One search over memory entries, session events and spans of the caller's agent: full-text (and span)
  * lists, a semantic list when embeddings are on, fused by reciprocal rank and weighed by the priors.
+ * The one engine of `retrieval_search`, `session_search_*`, `memory_search`, `skills_search` and recall.
  */
-async function search(call: ToolCall, plan: SearchPlan) {
+export async function rankedSearch(call: SearchCall, plan: SearchPlan) {
   const { db, scope } = call;
-  const embeddings = plan.memory || plan.events !== null ? call.search.embeddings : null;
+  const embeddings = plan.memory !== null || plan.events !== null ? call.search.embeddings : null;
   const depth = embeddings === null && plan.spans === null ? plan.limit : Math.max(plan.limit, FUSION_DEPTH);
   // Asked at once, beside the full-text searches; a failure leaves the search to full text.
-  const queryVector = embeddings?.embedQuery(plan.query).then(
+  const queryVector = embeddings?.embedQuery(plan.meaning ?? plan.query).then(
     (vector) => ({ vector }),
     (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
   );
   const [memory, events, spans] = await Promise.all([
-    plan.memory
-      ? searchMemory(db, scope, { query: plan.query, limit: depth, excludeStores: NOT_RETRIEVED })
-      : [],
+    plan.memory ? searchMemory(db, scope, { ...plan.memory, query: plan.query, limit: depth }) : [],
     plan.events ? searchSessionEvents(db, scope, { query: plan.query, limit: depth, ...plan.events }) : [],
     plan.spans ? searchSpans(db, scope, { query: plan.query, limit: depth, ...plan.spans }) : [],
   ]);
@@ -362,17 +361,21 @@ async function search(call: ToolCall, plan: SearchPlan) {
       ? await semanticList(call, plan, asked.vector, found, depth)
       : { keys: [], similarity: new Map<string, number>() };
 
-  const facts = await readRankingFacts(db, scope, {
-    sessionIds: [
-      call.sessionId,
-      ...[...found.values()].flatMap((hit) => (hit.source === "memory" ? [] : [hit.row.session_id])),
-    ],
-    memoryVersionIds: [...found.values()].flatMap((hit) =>
-      hit.source === "memory" ? [hit.row.version_id] : [],
-    ),
-  });
+  // A caller that is not a session earns no priors: the facts are not read.
+  const facts =
+    call.sessionId === null
+      ? { sessions: [], versionSessions: new Map<string, string | null>() }
+      : await readRankingFacts(db, scope, {
+          sessionIds: [
+            call.sessionId,
+            ...[...found.values()].flatMap((hit) => (hit.source === "memory" ? [] : [hit.row.session_id])),
+          ],
+          memoryVersionIds: [...found.values()].flatMap((hit) =>
+            hit.source === "memory" ? [hit.row.version_id] : [],
+          ),
+        });
   const origins = new Map(facts.sessions.map((session) => [session.sessionId, originOf(session)]));
-  const current = origins.get(call.sessionId) ?? null;
+  const current = call.sessionId === null ? null : (origins.get(call.sessionId) ?? null);
   const candidates: Array<Candidate<Found>> = [...found.entries()].map(([key, hit]) => {
     const session = sessionOf(hit, facts.versionSessions);
     return { key, hit, origin: session === null ? null : (origins.get(session) ?? null) };
@@ -389,8 +392,8 @@ async function search(call: ToolCall, plan: SearchPlan) {
   return {
     ranking: asked === undefined ? "full_text" : "vector" in asked ? "hybrid" : "full_text",
     ...(asked !== undefined && "error" in asked && { embeddings_error: asked.error }),
-    hits: ranked.slice(0, plan.limit).map((candidate) =>
-      hitView({
+    hits: ranked.slice(0, plan.limit).map(
+      (candidate): RankedHit => ({
         found: candidate.hit,
         ranked: candidate,
         similarity: semantic.similarity.get(candidate.key),
@@ -399,6 +402,12 @@ async function search(call: ToolCall, plan: SearchPlan) {
       }),
     ),
   };
+}
+
+/** A search as the tools answer it: each hit with its source, snippet, why and next step. */
+export async function search(call: SearchCall, plan: SearchPlan) {
+  const found = await rankedSearch(call, plan);
+  return { ...found, hits: found.hits.map(hitView) };
 }
 
 /** Runs one retrieval tool over the caller's agent (reads only, on the pool). */
@@ -414,7 +423,7 @@ export async function runRetrievalTool(
       const found = await search(call, {
         query: input.query,
         limit: input.limit,
-        memory: input.sources.includes("memory"),
+        memory: input.sources.includes("memory") ? { excludeStores: NOT_RETRIEVED } : null,
         events: input.sources.includes("sessions")
           ? { ...inScope, ...(!input.include_current_session && { excludeSessionId: call.sessionId }) }
           : null,
@@ -433,7 +442,7 @@ export async function runRetrievalTool(
       const found = await search(call, {
         query: input.query,
         limit: input.limit,
-        memory: false,
+        memory: null,
         events: {
           ...(sessionIds !== undefined && { sessionIds }),
           ...(!input.include_current_session &&
@@ -449,7 +458,7 @@ export async function runRetrievalTool(
       const found = await search(call, {
         query: input.query,
         limit: input.limit,
-        memory: false,
+        memory: null,
         events: null,
         spans: sessionIds === undefined ? {} : { sessionIds },
       });

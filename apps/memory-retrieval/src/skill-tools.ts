@@ -18,11 +18,11 @@ import {
   type MemoryScope,
   memoryContext,
   readMemoryEntry,
-  searchMemory,
   writeMemory,
 } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import { NOT_RECALLED } from "./recall";
+import { rankedSearch, whyOf } from "./retrieval-tools";
 import { notFound, parseInput, type ToolCall } from "./tool-call";
 
 // Skills are entries of the agent's `skills` store: the target is the name, the content the procedure,
@@ -111,16 +111,29 @@ export async function runSkillTool(call: ToolCall, tool: MemoryToolName): Promis
     }
     case "skills_search": {
       const { query, limit } = parseInput(SkillsSearchInput, call.input, tool);
-      const hits = await searchMemory(db, scope, { query, limit, stores: [SKILLS_STORE], enabledOnly: true });
+      const { hits, ...ranking } = await rankedSearch(call, {
+        query,
+        limit,
+        memory: { stores: [SKILLS_STORE], enabledOnly: true },
+        events: null,
+        spans: null,
+      });
       return {
         query,
-        skills: hits.map((hit) => ({
-          name: hit.target,
-          description: String(hit.metadata.description ?? ""),
-          snippet: hit.snippet,
-          why: `${hit.match === "full_text" ? "full-text rank" : "trigram similarity"} ${hit.rank.toFixed(3)}`,
-          next_step: readNext(hit.target),
-        })),
+        ...ranking,
+        skills: hits.flatMap((hit) =>
+          hit.found.source === "memory"
+            ? [
+                {
+                  name: hit.found.row.target,
+                  description: String(hit.found.row.metadata.description ?? ""),
+                  snippet: hit.found.row.snippet,
+                  why: whyOf(hit),
+                  next_step: readNext(hit.found.row.target),
+                },
+              ]
+            : [],
+        ),
       };
     }
     case "skills_read": {

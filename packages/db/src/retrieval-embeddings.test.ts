@@ -18,7 +18,7 @@ import {
   storeEmbeddings,
 } from "./retrieval-embeddings";
 
-// The embedding queue and vectors (migration 0025) in this file's own database: queued only while a
+// The embedding queue and vectors (migrations 0025, 0026) in this file's own database: queued only while a
 // model is on, claimed with a retry time, stored once, re-queued for a new model or a new content.
 
 let testDb: TestDatabase;
@@ -90,7 +90,7 @@ describe("embedding queue", () => {
       model: "m1",
       window: 10,
       kinds: ["event"],
-      excludeStores: [],
+      memory: {},
       candidates: [],
     });
     expect(stored).toEqual([
@@ -120,7 +120,7 @@ describe("embedding queue", () => {
       model: "m3",
       window: 10,
       kinds: ["memory"],
-      excludeStores: [],
+      memory: {},
       candidates: [],
     });
     expect(window).toEqual([]);
@@ -139,5 +139,36 @@ describe("embedding queue", () => {
     }
     expect(await claimEmbeddingWork(testDb.appDb, { maxRows: 10, retryMs: 0, maxAttempts: 3 })).toEqual([]);
     expect(await backlog()).toMatchObject({ failed: 1 });
+  });
+
+  it("queues skills (migration 0026) but never notepads, whether written before or after a model is on", async () => {
+    await configureEmbeddings(testDb.appDb, null);
+    const write = (store: string, target: string) =>
+      writeMemory(
+        testDb.appDb,
+        agent,
+        {
+          store,
+          target,
+          content: `${target} body`,
+          author: { kind: "tool", session_id: sessionId, wake_id: null, tool_call_id: null },
+        },
+        limits,
+      );
+    await write("skills", "early-skill");
+    await write("notepad", sessionId);
+    expect(await backlog()).toEqual({ pending: 0, failed: 0 });
+    await configureEmbeddings(testDb.appDb, "m4");
+    await write("skills", "late-skill");
+    const queued = async () => {
+      const rows = [];
+      for (let batch = await claim(); batch.length > 0; batch = await claim()) rows.push(...batch);
+      // Earlier tests' note is queued for the new model too: only the two tool-kept stores are looked at.
+      return rows
+        .filter((row) => row.ref === "skills" || row.ref === "notepad")
+        .map((row) => `${row.ref}/${row.target}`);
+    };
+    expect((await queued()).sort()).toEqual(["skills/early-skill", "skills/late-skill"]);
+    await configureEmbeddings(testDb.appDb, null);
   });
 });

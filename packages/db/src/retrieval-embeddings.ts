@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./database";
-import type { MemoryScope } from "./memory-store";
+import type { MemoryScope, MemorySearchOptions } from "./memory-store";
 import { withTenant } from "./tenant-scope";
 
 /*
@@ -88,8 +88,8 @@ export interface VectorWindowOptions {
   /** Events only of these sessions (default every session of the agent). */
   sessionIds?: string[];
   excludeSessionId?: string;
-  /** Memory stores left out. */
-  excludeStores: string[];
+  /** Memory entries ranked: as the full-text search's (`searchMemory`) stores and enabled filter. */
+  memory: Pick<MemorySearchOptions, "stores" | "excludeStores" | "enabledOnly">;
   /** Vectors read whatever their age: the full-text candidates. */
   candidates: ReadonlyArray<{ kind: EmbeddingKind; ref: string; target: string }>;
 }
@@ -111,9 +111,12 @@ export function readVectorWindow(
     const base = sql`r.tenant_id = ${scope.tenantId} AND r.agent_id = ${scope.agentId} AND r.model = ${options.model}`;
     const eventScope = sql`(${options.sessionIds ?? null}::text[] IS NULL OR r.session_id = ANY (${options.sessionIds ?? null}::text[]))
       AND (${options.excludeSessionId ?? null}::text IS NULL OR r.session_id <> ${options.excludeSessionId ?? null}::text)`;
+    const { stores = null, excludeStores = [], enabledOnly = false } = options.memory;
     const current = sql`EXISTS (SELECT 1 FROM memory_entries m WHERE m.tenant_id = r.tenant_id
       AND m.agent_id = r.agent_id AND m.store = r.ref AND m.target = r.target
-      AND m.current_version_id = r.version_id AND NOT m.store = ANY (${options.excludeStores}::text[]))`;
+      AND m.current_version_id = r.version_id AND NOT m.store = ANY (${excludeStores}::text[])
+      AND (${stores}::text[] IS NULL OR m.store = ANY (${stores}::text[]))
+      AND (NOT ${enabledOnly}::boolean OR coalesce(m.metadata->>'enabled', 'true') = 'true'))`;
     const parts = [];
     if (options.kinds.includes("event")) {
       parts.push(sql`(SELECT r.kind, r.ref, r.target, r.vector FROM retrieval_embeddings r

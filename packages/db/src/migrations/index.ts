@@ -23,6 +23,7 @@ import * as m0022 from "./0022-substrate-resources";
 import * as m0023 from "./0023-mcp-vault";
 import * as m0024 from "./0024-wake-memory-context";
 import * as m0025 from "./0025-retrieval-ranking";
+import * as m0026 from "./0026-skill-embeddings";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -53,4 +54,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0023-mcp-vault": m0023,
   "0024-wake-memory-context": m0024,
   "0025-retrieval-ranking": m0025,
+  "0026-skill-embeddings": m0026,
 };

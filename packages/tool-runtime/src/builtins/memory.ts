@@ -40,7 +40,8 @@ const traits: Record<MemoryToolName, Traits> = {
   memory_search: {
     description:
       "Search the agent's memory (all stores or some) with web search syntax; falls back to fuzzy matching for " +
-      "identifiers. Hits are hints with a snippet: re-read the entry with memory_read before relying on it.",
+      "identifiers; similar wording too when embeddings are on. Hits are hints with a snippet and why they " +
+      "ranked: re-read the entry with memory_read before relying on it.",
   },
   memory_promote_note: {
     description:
@@ -78,7 +79,9 @@ const traits: Record<MemoryToolName, Traits> = {
       "List the agent's skills (name, one-line description, enabled) with a preview; read one with skills_read.",
   },
   skills_search: {
-    description: "Search enabled skills by name, description and body; read a hit with skills_read.",
+    description:
+      "Search enabled skills by name, description and body (similar wording too when embeddings are on); " +
+      "read a hit with skills_read.",
   },
   skills_read: { description: "Read a skill's full procedure by name." },
   create_skill: {
