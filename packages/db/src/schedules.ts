@@ -208,18 +208,20 @@ export function listScheduledTasks(
   options: { includeDisabled: boolean; limit: number },
 ): Promise<ScheduleRow[]> {
   return withTenant(db, scope.tenantId, (trx) => {
-    let query = trx
-      .selectFrom("schedules")
-      .selectAll()
-      .where("tenant_id", "=", scope.tenantId)
-      .where("agent_id", "=", scope.agentId)
-      .where("kind", "=", "task")
-      .orderBy("created_at")
-      .orderBy("id")
-      .limit(options.limit);
+    let query = agentTasks(trx, scope).orderBy("created_at").orderBy("id").limit(options.limit);
     if (!options.includeDisabled) query = query.where("enabled", "=", true);
     return query.execute();
   });
+}
+
+/** The agent's scheduled tasks (not its reminders), in the scope's tenant. */
+function agentTasks(trx: Transaction<Database>, scope: AgentScheduleScope) {
+  return trx
+    .selectFrom("schedules")
+    .selectAll()
+    .where("tenant_id", "=", scope.tenantId)
+    .where("agent_id", "=", scope.agentId)
+    .where("kind", "=", "task");
 }
 
 export function getScheduledTask(
@@ -228,14 +230,7 @@ export function getScheduledTask(
   id: string,
 ): Promise<ScheduleRow | null> {
   return withTenant(db, scope.tenantId, async (trx) => {
-    const row = await trx
-      .selectFrom("schedules")
-      .selectAll()
-      .where("tenant_id", "=", scope.tenantId)
-      .where("agent_id", "=", scope.agentId)
-      .where("kind", "=", "task")
-      .where("id", "=", id)
-      .executeTakeFirst();
+    const row = await agentTasks(trx, scope).where("id", "=", id).executeTakeFirst();
     return row ?? null;
   });
 }
@@ -253,15 +248,7 @@ export function setScheduledTaskEnabled(
   now: Date,
 ): Promise<ScheduleRow | null> {
   return withTenant(db, scope.tenantId, async (trx) => {
-    const row = await trx
-      .selectFrom("schedules")
-      .selectAll()
-      .where("tenant_id", "=", scope.tenantId)
-      .where("agent_id", "=", scope.agentId)
-      .where("kind", "=", "task")
-      .where("id", "=", id)
-      .forUpdate()
-      .executeTakeFirst();
+    const row = await agentTasks(trx, scope).where("id", "=", id).forUpdate().executeTakeFirst();
     if (row === undefined) return null;
     if (row.enabled === enabled) return row;
     const spec = scheduleSpecOf(row);

@@ -1,14 +1,10 @@
 import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type ListeningServer, listen } from "@wakeloop/telemetry";
 
 /** Each named check and whether it passed; ready when every one did. */
 export type ReadinessChecks = Record<string, boolean>;
 
-export interface HealthServer {
-  /** The bound port (differs from the requested one when that was 0). */
-  port: number;
-  close(): Promise<void>;
-}
+export type HealthServer = ListeningServer;
 
 /**
  * `GET /healthz`: the process is alive (answers until exit, so a liveness probe never kills a service
@@ -31,21 +27,7 @@ export async function startHealthServer(options: {
       () => reply(response, 503, { ready: false }),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listen(server, options.port);
 }
 
 function reply(response: ServerResponse, status: number, body: unknown): void {

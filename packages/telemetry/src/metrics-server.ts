@@ -1,11 +1,34 @@
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
 
-export interface MetricsServer {
+/** A small HTTP server of a service's own (metrics, health), listening on its port. */
+export interface ListeningServer {
   /** The bound port (differs from the requested one when that was 0). */
   port: number;
+  /** Stops listening and drops open connections (a scrape or probe never holds a shutdown). */
   close(): Promise<void>;
+}
+
+export type MetricsServer = ListeningServer;
+
+/** Listens on `port` (0: any free port), failing if it cannot bind. */
+export async function listen(server: Server, port: number): Promise<ListeningServer> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 /**
@@ -23,19 +46,5 @@ export async function startMetricsServer(exporter: PrometheusExporter, port: num
     }
     exporter.getMetricsRequestHandler(request, response);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listen(server, port);
 }
