@@ -72,6 +72,23 @@ describe("MCP servers through the services", () => {
       [{ ...fixtureServer(), name: "two__parts" }, "MCP server names match"],
       [{ ...fixtureServer(), url: "ftp://example.com/mcp" }, "an http(s) URL"],
       [{ ...fixtureServer(), headers: { Authorization: "Bearer plain" } }, "mcp_servers"],
+      [
+        { ...fixtureServer(), configs: [{ name: "echo" }, { name: "echo", enabled: false }] },
+        'mcp_servers.0.configs.1.name: the tool \\"echo\\" is configured twice',
+      ],
+      [
+        { ...fixtureServer(), configs: [{ name: "mcp__fixture__echo" }] },
+        "name the tool as the server lists it",
+      ],
+      [{ ...fixtureServer(), configs: [{ name: "two words" }] }, "mcp_servers.0.configs.0.name"],
+      [
+        {
+          ...fixtureServer(),
+          permission_policy: "always_allow",
+          default_config: { permission_policy: "always_ask" },
+        },
+        "mcp_servers.0.default_config.permission_policy",
+      ],
     ] as const;
     for (const [server, message] of bad) {
       const response = await platform.request("POST", "/v1/agents", {
@@ -96,6 +113,31 @@ describe("MCP servers through the services", () => {
     });
     expect(policy.status).toBe(400);
     expect(JSON.stringify(policy.body)).toContain("unknown tool or group");
+    const reserved = await platform.request("POST", "/v1/agents", {
+      name: "bad",
+      model: platform.fakeModel(),
+      tools: [
+        {
+          type: "custom",
+          name: "mcp__fixture__echo",
+          description: "looks like an MCP tool",
+          input_schema: { type: "object" },
+        },
+      ],
+    });
+    expect(reserved.status).toBe(400);
+    expect(reserved.body).toMatchObject({ error: { code: "reserved_tool_name" } });
+    expect(JSON.stringify(reserved.body)).toContain(
+      "names starting with mcp__ belong to the tools of MCP servers",
+    );
+    for (const servers of [[fixtureServer({ configs: [{ name: "echo" }] })], []]) {
+      const environment = await platform.request("POST", "/v1/environments", {
+        name: "bad",
+        mcp_servers: [...servers, fixtureServer({ configs: [{ name: "slow" }, { name: "slow" }] })],
+      });
+      expect(environment.status).toBe(400);
+      expect(JSON.stringify(environment.body)).toContain("configured twice");
+    }
 
     expect((await platform.request("PUT", "/v1/vault/secrets/ok", { value: "" })).status).toBe(400);
     expect((await platform.request("PUT", "/v1/vault/secrets/bad%20name", { value: "x" })).status).toBe(400);
@@ -160,6 +202,75 @@ describe("MCP servers through the services", () => {
     expect(ledger).toEqual([{ name: "mcp__fixture__echo", status: "succeeded" }]);
   });
 
+  it("per-tool settings: one tool runs at once while another of the server asks; a disabled one is not offered", async () => {
+    const id = await session({
+      mcp_servers: [
+        fixtureServer({
+          configs: [
+            { name: "echo", permission_policy: "always_allow" },
+            { name: "slow", enabled: false },
+            { name: "archive", enabled: false },
+          ],
+        }),
+      ],
+    });
+    platform.fake.enqueue({
+      toolCalls: [
+        { name: "mcp__fixture__echo", input: { text: "allowed by its config" } },
+        { name: "mcp__fixture__fail", input: {} },
+      ],
+    });
+    const paused = await send(id, [say("use both")], "requires_action");
+    const uses = paused.filter((event) => event.type === "agent.mcp_tool_use");
+    expect(uses.map((use) => [use.name, use.evaluated_permission])).toEqual([
+      ["mcp__fixture__echo", "allow"],
+      ["mcp__fixture__fail", "ask"],
+    ]);
+    // The allowed call ran before anyone answered; the asking one did not reach the server.
+    expect(toolResults(paused)).toEqual([
+      { name: "mcp__fixture__echo", isError: false, value: "allowed by its config" },
+    ]);
+    expect(fixture.calls.some((call) => call.arguments.text === "allowed by its config")).toBe(true);
+    const failsBefore = fixture.calls.filter((call) => call.name === "fail").length;
+
+    // The disabled tool is absent from what the model was offered; the others are there.
+    const request = platform.fake.requests.findLast((entry) => entry.path === "/v1/chat/completions");
+    if (request === undefined) throw new Error("the fake model got no request");
+    const offered = (request.body as { tools: Array<{ function: { name: string } }> }).tools.map(
+      (tool) => tool.function.name,
+    );
+    expect(offered).toEqual(expect.arrayContaining(["mcp__fixture__echo", "mcp__fixture__fail"]));
+    expect(offered).not.toContain("mcp__fixture__slow");
+
+    // /tools explains the disabled tool and the config that names a tool the server does not list.
+    const set = await tools(id);
+    expect(set.tools.find((tool) => tool.name === "mcp__fixture__echo")?.permissionPolicy).toBe(
+      "always_allow",
+    );
+    expect(set.tools.find((tool) => tool.name === "mcp__fixture__fail")?.permissionPolicy).toBe("always_ask");
+    expect(set.excluded).toContainEqual({
+      tool: "mcp__fixture__slow",
+      step: "agent",
+      rule: "mcp_config:fixture/slow",
+      reason: 'configs["slow"].enabled of the agent\'s MCP server "fixture" is false',
+    });
+    expect(set.excluded).toContainEqual({
+      tool: "mcp__fixture__archive",
+      step: "agent",
+      rule: "mcp_config:fixture/archive",
+      reason: 'configs["archive"] of the agent\'s MCP server "fixture" names a tool the server does not list',
+    });
+
+    platform.fake.enqueue({ text: "done" });
+    const ask = uses.find((use) => use.name === "mcp__fixture__fail");
+    await send(id, [{ type: "user.tool_confirmation", tool_use_id: ask?.id, result: "allow" }]);
+    expect(fixture.calls.filter((call) => call.name === "fail")).toHaveLength(failsBefore + 1);
+    expect(toolResults(await platform.events(id))).toEqual([
+      { name: "mcp__fixture__echo", isError: false, value: "allowed by its config" },
+      { name: "mcp__fixture__fail", isError: true, value: "the fixture failed on purpose" },
+    ]);
+  });
+
   it("turns an isError result into an error result, and vault_list shows names, never values", async () => {
     const id = await session({ mcp_servers: [fixtureServer({ permission_policy: "always_allow" })] });
     platform.fake.enqueue(
@@ -192,7 +303,11 @@ describe("MCP servers through the services", () => {
     const environment = await platform.request("POST", "/v1/environments", {
       name: "with mcp",
       mcp_servers: [
-        fixtureServer({ name: "team", permission_policy: "always_allow" }),
+        fixtureServer({
+          name: "team",
+          default_config: { permission_policy: "always_allow" },
+          configs: [{ name: "fail", enabled: false }],
+        }),
         fixtureServer({ url: "http://127.0.0.1:1/shadowed" }),
       ],
     });
@@ -215,6 +330,10 @@ describe("MCP servers through the services", () => {
     expect(set.tools.find((tool) => tool.name === "mcp__fixture__echo")?.permissionPolicy).toBe("always_ask");
     expect(set.excluded).toContainEqual(
       expect.objectContaining({ tool: "mcp__fixture__*", step: "environment", rule: "mcp_server:fixture" }),
+    );
+    expect(set.tools.find((tool) => tool.name === "mcp__team__echo")?.permissionPolicy).toBe("always_allow");
+    expect(set.excluded).toContainEqual(
+      expect.objectContaining({ tool: "mcp__team__fail", step: "environment", rule: "mcp_config:team/fail" }),
     );
   });
 

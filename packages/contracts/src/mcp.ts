@@ -47,20 +47,90 @@ const McpHeaders = z.record(HeaderName, VaultSecretRef).superRefine((headers, ct
   }
 });
 
+/** Registry names of MCP tools start with this (`mcp__<server>__<tool>`); no other tool may. */
+export const MCP_TOOL_PREFIX = "mcp__";
+
+/**
+ * A tool as the server lists it (`find`, not `mcp__crm__find`): settings name the server's own tools,
+ * like the hosted API's `mcp_toolset` configs.
+ */
+const McpConfiguredToolName = z
+  .string()
+  .regex(/^[^\s\p{Cc}]{1,200}$/u, "1 to 200 characters, no spaces or control characters")
+  .refine((name) => !name.startsWith(MCP_TOOL_PREFIX), {
+    message: "name the tool as the server lists it (find), not by its registry name (mcp__<server>__find)",
+  });
+
+/** One tool's settings; what it leaves out comes from the server's `default_config`. */
+export const McpToolConfig = z.strictObject({
+  name: McpConfiguredToolName,
+  enabled: z.boolean().optional(),
+  permission_policy: PermissionPolicy.optional(),
+});
+export type McpToolConfig = z.infer<typeof McpToolConfig>;
+
+/** What every tool of the server gets unless its own config says otherwise. */
+export const McpToolDefaults = z.strictObject({
+  enabled: z.boolean().default(true),
+  permission_policy: PermissionPolicy.optional(),
+});
+export type McpToolDefaults = z.infer<typeof McpToolDefaults>;
+
+/**
+ * Per-tool settings in the shape of the hosted API's `mcp_toolset` (`default_config`, `configs`), the
+ * same for every transport. The server-level `permission_policy` of earlier specs stays the default
+ * policy; giving it and `default_config.permission_policy` with different values is refused.
+ */
+const mcpToolSettings = {
+  permission_policy: PermissionPolicy.optional(),
+  default_config: McpToolDefaults.default({ enabled: true }),
+  configs: z.array(McpToolConfig).max(500).default([]),
+};
+
+function checkToolSettings(
+  server: { permission_policy?: PermissionPolicy; default_config: McpToolDefaults; configs: McpToolConfig[] },
+  ctx: z.RefinementCtx,
+): void {
+  const fallback = server.default_config.permission_policy;
+  if (
+    server.permission_policy !== undefined &&
+    fallback !== undefined &&
+    fallback !== server.permission_policy
+  ) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["default_config", "permission_policy"],
+      message: `differs from the server's permission_policy (${server.permission_policy}); set the default policy once`,
+    });
+  }
+  const seen = new Set<string>();
+  server.configs.forEach((config, index) => {
+    if (seen.has(config.name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["configs", index, "name"],
+        message: `the tool "${config.name}" is configured twice; one config per tool`,
+      });
+    }
+    seen.add(config.name);
+  });
+}
+
 /**
  * An MCP server over streamable HTTP, reached by the harness worker through the egress guard. Header
  * values come only from the vault, so a spec (stored, versioned, shown by the API) never holds a secret.
  */
-export const McpServerSpec = z.strictObject({
-  type: z.literal("url"),
-  name: McpServerName,
-  url: z.url({ protocol: /^https?$/, error: "an http(s) URL" }),
-  headers: McpHeaders.default({}),
-  /** Every tool of the server asks first unless the agent says otherwise. */
-  permission_policy: PermissionPolicy.default("always_ask"),
-  /** One tool call, from request to result; listing the tools has its own platform limit. */
-  call_timeout_ms: z.number().int().min(100).max(600_000).default(60_000),
-});
+export const McpServerSpec = z
+  .strictObject({
+    type: z.literal("url"),
+    name: McpServerName,
+    url: z.url({ protocol: /^https?$/, error: "an http(s) URL" }),
+    headers: McpHeaders.default({}),
+    ...mcpToolSettings,
+    /** One tool call, from request to result; listing the tools has its own platform limit. */
+    call_timeout_ms: z.number().int().min(100).max(600_000).default(60_000),
+  })
+  .superRefine(checkToolSettings);
 export type McpServerSpec = z.infer<typeof McpServerSpec>;
 
 /** The servers of an agent or an environment: names unique, so tool names are. */

@@ -105,10 +105,12 @@ export { computeEffectiveTools, toolProviderOf } from "./effective-tools";
 export { checkInput, checkValue, type InputCheck, schemaProblem } from "./input-validation";
 export * from "./loop-detection";
 export {
-  MCP_TOOL_PREFIX,
   mcpToolDefinition,
   mcpToolDefinitions,
   mcpToolName,
+  mcpToolPolicy,
+  reservedToolNameProblem,
+  type SessionMcpServers,
   sessionMcpServers,
 } from "./mcp-tools";
 export { evaluatePermission, type ResolvedPermission, resolvePermission } from "./permission-policy";

@@ -1,7 +1,7 @@
 import { McpServerSpec, McpServers, ToolName } from "@wakeloop/contracts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { mcpToolDefinitions, mcpToolName, sessionMcpServers } from "./mcp-tools";
+import { mcpToolDefinitions, mcpToolName, reservedToolNameProblem, sessionMcpServers } from "./mcp-tools";
 import { normalizeToolSchema } from "./schema-normalize";
 import { sessionEffectiveTools } from "./session-tools";
 
@@ -10,7 +10,12 @@ const server = (fields: Record<string, unknown> = {}) =>
 
 describe("MCP server specs", () => {
   it("default to always_ask with no headers, and reject what would break tool names or leak secrets", () => {
-    expect(server()).toMatchObject({ permission_policy: "always_ask", headers: {}, call_timeout_ms: 60_000 });
+    expect(server()).toMatchObject({
+      headers: {},
+      call_timeout_ms: 60_000,
+      default_config: { enabled: true },
+      configs: [],
+    });
     const problems = (value: unknown) =>
       McpServers.safeParse(value).error?.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) ??
       [];
@@ -30,6 +35,180 @@ describe("MCP server specs", () => {
       '1.name: two MCP servers are named "crm"; names must be unique',
     ]);
     expect(problems([{ type: "stdio", name: "crm", command: "npx" }])).not.toEqual([]);
+  });
+});
+
+describe("per-tool MCP settings (default_config, configs)", () => {
+  const problems = (fields: Record<string, unknown>) =>
+    McpServers.safeParse([
+      { type: "url", name: "crm", url: "https://x.test/mcp", ...fields },
+    ]).error?.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) ?? [];
+
+  it("refuse a tool configured twice, a bad or namespaced tool name, unknown fields and a conflicting default", () => {
+    expect(
+      problems({ configs: [{ name: "find" }, { name: "delete" }, { name: "find", enabled: false }] }),
+    ).toEqual(['0.configs.2.name: the tool "find" is configured twice; one config per tool']);
+    expect(problems({ configs: [{ name: "" }] })).toEqual([
+      "0.configs.0.name: 1 to 200 characters, no spaces or control characters",
+    ]);
+    expect(problems({ configs: [{ name: "find contact" }] })).toEqual([
+      "0.configs.0.name: 1 to 200 characters, no spaces or control characters",
+    ]);
+    expect(problems({ configs: [{ name: "mcp__crm__find" }] })).toEqual([
+      "0.configs.0.name: name the tool as the server lists it (find), not by its registry name (mcp__<server>__find)",
+    ]);
+    expect(problems({ configs: [{ name: "find", permission_policy: "sometimes" }] })).toHaveLength(1);
+    expect(problems({ configs: [{ name: "find", enable: false }] })).toHaveLength(1);
+    expect(problems({ default_config: { enabled: "no" } })).toHaveLength(1);
+    expect(
+      problems({ permission_policy: "always_allow", default_config: { permission_policy: "always_ask" } }),
+    ).toEqual([
+      "0.default_config.permission_policy: differs from the server's permission_policy (always_allow); set the default policy once",
+    ]);
+    expect(
+      problems({ permission_policy: "always_allow", default_config: { permission_policy: "always_allow" } }),
+    ).toEqual([]);
+    expect(problems({ configs: [{ name: "Lookup.Record-v2", enabled: false }] })).toEqual([]);
+  });
+
+  const listing = {
+    name: "crm",
+    status: "ready" as const,
+    tools: ["find", "delete", "Update-Record"].map((name) => ({ name, input_schema: { type: "object" } })),
+  };
+  const offered = (fields: Record<string, unknown>, owner: "agent" | "environment" = "agent") => {
+    const spec = server(fields);
+    const attached = owner === "agent" ? sessionMcpServers([spec], []) : sessionMcpServers([], [spec]);
+    return mcpToolDefinitions(attached, [listing]);
+  };
+  const policies = (tools: ReadonlyArray<{ name: string; permissionPolicy: string }>) =>
+    Object.fromEntries(tools.map((tool) => [tool.name, tool.permissionPolicy]));
+
+  it("a tool's policy comes from its config, else default_config, else the server's permission_policy, else always_ask", () => {
+    expect(policies(offered({}).tools)).toEqual({
+      mcp__crm__find: "always_ask",
+      mcp__crm__delete: "always_ask",
+      [mcpToolName("crm", "Update-Record")]: "always_ask",
+    });
+    expect(
+      policies(
+        offered({
+          permission_policy: "always_allow",
+          configs: [{ name: "delete", permission_policy: "always_ask" }, { name: "Update-Record" }],
+        }).tools,
+      ),
+    ).toEqual({
+      mcp__crm__find: "always_allow",
+      mcp__crm__delete: "always_ask",
+      [mcpToolName("crm", "Update-Record")]: "always_allow",
+    });
+    expect(
+      policies(
+        offered({
+          default_config: { permission_policy: "always_allow" },
+          configs: [{ name: "Update-Record", permission_policy: "always_ask" }],
+        }).tools,
+      ),
+    ).toEqual({
+      mcp__crm__find: "always_allow",
+      mcp__crm__delete: "always_allow",
+      [mcpToolName("crm", "Update-Record")]: "always_ask",
+    });
+  });
+
+  it("leaves out a disabled tool, naming the setting, and reports a config for a tool the server does not list", () => {
+    const { tools, excluded } = offered({
+      configs: [
+        { name: "delete", enabled: false },
+        { name: "archive", permission_policy: "always_allow" },
+      ],
+    });
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      ["mcp__crm__find", mcpToolName("crm", "Update-Record")].sort(),
+    );
+    expect(excluded).toEqual([
+      {
+        tool: "mcp__crm__delete",
+        step: "agent",
+        rule: "mcp_config:crm/delete",
+        reason: 'configs["delete"].enabled of the agent\'s MCP server "crm" is false',
+      },
+      {
+        tool: "mcp__crm__archive",
+        step: "agent",
+        rule: "mcp_config:crm/archive",
+        reason: 'configs["archive"] of the agent\'s MCP server "crm" names a tool the server does not list',
+      },
+    ]);
+  });
+
+  it("default_config.enabled false offers only the tools a config enables, for environment servers too", () => {
+    const { tools, excluded } = offered(
+      { default_config: { enabled: false }, configs: [{ name: "find", enabled: true }] },
+      "environment",
+    );
+    expect(tools.map((tool) => tool.name)).toEqual(["mcp__crm__find"]);
+    expect(excluded).toEqual([
+      expect.objectContaining({
+        tool: "mcp__crm__delete",
+        step: "environment",
+        rule: "mcp_config:crm/*",
+        reason: 'default_config.enabled of the environment\'s MCP server "crm" is false',
+      }),
+      expect.objectContaining({ tool: mcpToolName("crm", "Update-Record"), step: "environment" }),
+    ]);
+  });
+
+  it("says nothing about configs before the server is listed or while it is down", () => {
+    const spec = server({ configs: [{ name: "archive", enabled: false }] });
+    const down = { name: "crm", status: "unreachable" as const, reason: "down" };
+    for (const listings of [[], [down]]) {
+      expect(mcpToolDefinitions(sessionMcpServers([spec], []), listings).excluded).toEqual([
+        expect.objectContaining({ tool: "mcp__crm__*", step: "runtime_gating" }),
+      ]);
+    }
+  });
+
+  it("a disabled tool is not offered through the pipeline and /tools explains it", () => {
+    const effective = sessionEffectiveTools(
+      {
+        agent: {
+          model: { provider: "anthropic", id: "m", max_output_tokens: 1, context_window_tokens: 10 },
+          tools: [],
+          tool_policy: {},
+          mcp_servers: [server({ configs: [{ name: "delete", enabled: false }] })],
+        },
+        environmentPolicy: null,
+        environmentMcpServers: [],
+        mcpListings: [listing],
+        depth: 0,
+        childCount: 0,
+        sandboxStatus: null,
+        sandboxImage: null,
+        memoryReady: false,
+        agentTools: [],
+      },
+      {
+        globalToolPolicy: {},
+        maxSubSessionDepth: 2,
+        webSearch: false,
+        maxChildrenPerSession: 10,
+        browserImages: [],
+      },
+    );
+    expect(effective.tools.some((tool) => tool.name === "mcp__crm__delete")).toBe(false);
+    expect(effective.excluded).toContainEqual(
+      expect.objectContaining({ tool: "mcp__crm__delete", step: "agent", rule: "mcp_config:crm/delete" }),
+    );
+  });
+});
+
+describe("reservedToolNameProblem", () => {
+  it("reserves the mcp__ prefix and nothing else", () => {
+    expect(reservedToolNameProblem("mcp__crm__find")).toContain("reserved");
+    expect(reservedToolNameProblem("mcp__x")).toContain("mcp__<server>__<tool>");
+    expect(reservedToolNameProblem("mcp_lookup")).toBeNull();
+    expect(reservedToolNameProblem("lookup")).toBeNull();
   });
 });
 
@@ -77,7 +256,7 @@ describe("mcpToolDefinitions", () => {
   };
 
   it("maps annotations to effects, parallelism and idempotency, and keeps the server's policy", () => {
-    const { tools, excluded } = mcpToolDefinitions([server()], [listing]);
+    const { tools, excluded } = mcpToolDefinitions(sessionMcpServers([server()], []), [listing]);
     expect(excluded).toEqual([]);
     expect(tools).toHaveLength(2);
     expect(tools[0]).toMatchObject({
@@ -100,16 +279,19 @@ describe("mcpToolDefinitions", () => {
       idempotent: true,
       parallelism: { parallelSafe: false },
     });
-    const allowed = mcpToolDefinitions([server({ permission_policy: "always_allow" })], [listing]).tools;
+    const allowed = mcpToolDefinitions(
+      sessionMcpServers([server({ permission_policy: "always_allow" })], []),
+      [listing],
+    ).tools;
     expect(allowed.every((tool) => tool.permissionPolicy === "always_allow")).toBe(true);
   });
 
   it("excludes the tools of an unlisted or unreachable server, and an environment server shadowed by the agent's", () => {
     const down = { name: "crm", status: "unreachable" as const, reason: "the call timed out" };
-    expect(mcpToolDefinitions([server()], []).excluded).toEqual([
+    expect(mcpToolDefinitions(sessionMcpServers([server()], []), []).excluded).toEqual([
       expect.objectContaining({ tool: "mcp__crm__*", step: "runtime_gating", rule: "mcp_server:crm" }),
     ]);
-    expect(mcpToolDefinitions([server()], [down]).excluded[0]?.reason).toBe(
+    expect(mcpToolDefinitions(sessionMcpServers([server()], []), [down]).excluded[0]?.reason).toBe(
       'MCP server "crm" could not be reached: the call timed out',
     );
     const shadowed = sessionMcpServers(

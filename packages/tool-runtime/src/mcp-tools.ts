@@ -1,9 +1,14 @@
 import { createHash } from "node:crypto";
-import type { McpListedTool, McpServerListing, McpServerSpec, ToolDefinition } from "@wakeloop/contracts";
+import {
+  MCP_TOOL_PREFIX,
+  type McpListedTool,
+  type McpServerListing,
+  type McpServerSpec,
+  type PermissionPolicy,
+  type ToolDefinition,
+} from "@wakeloop/contracts";
 import type { Exclusion } from "./effective-tool-set";
 
-/** Registry names of MCP tools start with this; `mcp__<server>__*` selects one server's tools in policies. */
-export const MCP_TOOL_PREFIX = "mcp__";
 const MAX_TOOL_NAME = 64;
 
 /**
@@ -21,13 +26,21 @@ export function mcpToolName(server: string, tool: string): string {
   return `${prefix}${safe.slice(0, room)}_${hash}`;
 }
 
+export interface SessionMcpServers {
+  servers: McpServerSpec[];
+  /** The names of `servers` that are the environment's (the others are the agent's). */
+  environmentServers: ReadonlySet<string>;
+  excluded: Exclusion[];
+}
+
 /** The agent's servers, then the environment's; an environment server named like an agent's is left out. */
 export function sessionMcpServers(
   agentServers: readonly McpServerSpec[],
   environmentServers: readonly McpServerSpec[],
-): { servers: McpServerSpec[]; excluded: Exclusion[] } {
+): SessionMcpServers {
   const names = new Set(agentServers.map((server) => server.name));
   const servers = [...agentServers];
+  const fromEnvironment = new Set<string>();
   const excluded: Exclusion[] = [];
   for (const server of environmentServers) {
     if (names.has(server.name)) {
@@ -40,23 +53,26 @@ export function sessionMcpServers(
       continue;
     }
     names.add(server.name);
+    fromEnvironment.add(server.name);
     servers.push(server);
   }
-  return { servers, excluded };
+  return { servers, environmentServers: fromEnvironment, excluded };
 }
 
 /**
  * The tool definitions of the servers that answered when the tools were last listed, and one
  * `runtime_gating` exclusion per server that did not (or was not listed yet): what `/tools` shows for a
- * server that is down. A pure function of the specs and the session's last `mcp.tools_listed`.
+ * server that is down. A tool its server's settings disable is excluded with the setting that did it,
+ * and a config naming a tool the server did not list is reported the same way rather than ignored. A
+ * pure function of the specs and the session's last `mcp.tools_listed`.
  */
 export function mcpToolDefinitions(
-  servers: readonly McpServerSpec[],
+  attached: Pick<SessionMcpServers, "servers" | "environmentServers">,
   listings: readonly McpServerListing[],
 ): { tools: ToolDefinition[]; excluded: Exclusion[] } {
   const tools: ToolDefinition[] = [];
   const excluded: Exclusion[] = [];
-  for (const server of servers) {
+  for (const server of attached.servers) {
     const listing = listings.find((entry) => entry.name === server.name);
     if (listing?.status !== "ready") {
       excluded.push({
@@ -70,16 +86,63 @@ export function mcpToolDefinitions(
       });
       continue;
     }
+    const owner = attached.environmentServers.has(server.name) ? "environment" : "agent";
     const names = new Set<string>();
     for (const tool of listing.tools) {
       const definition = mcpToolDefinition(server, tool);
       // The server listed one tool twice: offering it once is what it meant.
       if (names.has(definition.name)) continue;
       names.add(definition.name);
-      tools.push(definition);
+      const disabledBy = disablingSetting(server, tool.name);
+      if (disabledBy === null) {
+        tools.push(definition);
+        continue;
+      }
+      excluded.push({
+        tool: definition.name,
+        step: owner,
+        rule: `mcp_config:${server.name}/${disabledBy === "configs" ? tool.name : "*"}`,
+        reason: `${disabledBy === "configs" ? `configs["${tool.name}"].enabled` : "default_config.enabled"} of the ${owner}'s MCP server "${server.name}" is false`,
+      });
+    }
+    const listed = new Set(listing.tools.map((tool) => tool.name));
+    for (const config of server.configs.filter((entry) => !listed.has(entry.name))) {
+      excluded.push({
+        tool: mcpToolName(server.name, config.name),
+        step: owner,
+        rule: `mcp_config:${server.name}/${config.name}`,
+        reason: `configs["${config.name}"] of the ${owner}'s MCP server "${server.name}" names a tool the server does not list`,
+      });
     }
   }
   return { tools, excluded };
+}
+
+/** The server's policy for a tool: its config's, else `default_config`'s, else the server's, else always_ask. */
+export function mcpToolPolicy(server: McpServerSpec, tool: string): PermissionPolicy {
+  return (
+    server.configs.find((config) => config.name === tool)?.permission_policy ??
+    server.default_config.permission_policy ??
+    server.permission_policy ??
+    "always_ask"
+  );
+}
+
+/** The setting that turns a tool off, or null when it is offered. */
+function disablingSetting(server: McpServerSpec, tool: string): "configs" | "default_config" | null {
+  const enabled = server.configs.find((config) => config.name === tool)?.enabled;
+  if (enabled !== undefined) return enabled ? null : "configs";
+  return server.default_config.enabled ? null : "default_config";
+}
+
+/**
+ * Why a custom tool or one of the agent's own tools may not take `name`, or null: names under `mcp__`
+ * would read as a server's tool in policies, events and `/tools`.
+ */
+export function reservedToolNameProblem(name: string): string | null {
+  return name.startsWith(MCP_TOOL_PREFIX)
+    ? `"${name}" is reserved: names starting with ${MCP_TOOL_PREFIX} belong to the tools of MCP servers (mcp__<server>__<tool>); choose another name`
+    : null;
 }
 
 /**
@@ -96,7 +159,7 @@ export function mcpToolDefinition(server: McpServerSpec, tool: McpListedTool): T
     description: description.slice(0, 10_000),
     inputSchema: tool.input_schema,
     ownership: "mcp",
-    permissionPolicy: server.permission_policy,
+    permissionPolicy: mcpToolPolicy(server, tool.name),
     effects: readOnly ? ["read", "network"] : ["read", "write", "network"],
     readOnly,
     destructive: readOnly ? false : (tool.destructive ?? true),

@@ -56,7 +56,7 @@ export function sessionEffectiveTools(
 ): EffectiveToolSet {
   const enabled = session.agentTools.filter((tool) => tool.enabled);
   const attached = sessionMcpServers(session.agent.mcp_servers, session.environmentMcpServers);
-  const mcp = mcpToolDefinitions(attached.servers, session.mcpListings);
+  const mcp = mcpToolDefinitions(attached, session.mcpListings);
   const effective = computeEffectiveTools(
     {
       registry: agentToolRegistry(session.agent, { agentTools: enabled, mcpTools: mcp.tools }),

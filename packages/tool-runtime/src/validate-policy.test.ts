@@ -88,6 +88,18 @@ describe("validateAgentTools", () => {
       "tool_name_conflict",
     );
   });
+
+  it("reserves the mcp__ prefix for MCP tools: a custom tool may not take a name under it", () => {
+    const namespaced: AgentTool = { ...custom, name: "mcp__crm__find" } as AgentTool;
+    const error = caught(() => validateAgentTools({ tools: [namespaced], tool_policy: {} }));
+    expect(error.code).toBe("reserved_tool_name");
+    expect(error.message).toBe(
+      'custom tool "mcp__crm__find" is reserved: names starting with mcp__ belong to the tools of MCP servers (mcp__<server>__<tool>); choose another name',
+    );
+    expect(error.details).toEqual({ tool: "mcp__crm__find" });
+    const near: AgentTool = { ...custom, name: "mcp_lookup" } as AgentTool;
+    expect(() => validateAgentTools({ tools: [near], tool_policy: {} })).not.toThrow();
+  });
 });
 
 describe("validateEnvironmentPolicy", () => {

@@ -1,8 +1,14 @@
-import { type AgentTool, type McpServerSpec, type ToolPolicy, WakeloopError } from "@wakeloop/contracts";
+import {
+  type AgentTool,
+  MCP_TOOL_PREFIX,
+  type McpServerSpec,
+  type ToolPolicy,
+  WakeloopError,
+} from "@wakeloop/contracts";
 import { managedTools } from "./builtins";
 import { compareNames } from "./compare-names";
 import { schemaProblem } from "./input-validation";
-import { MCP_TOOL_PREFIX } from "./mcp-tools";
+import { reservedToolNameProblem } from "./mcp-tools";
 import { STANDARD_GROUPS } from "./profiles";
 import {
   type AgentRegistryOptions,
@@ -41,7 +47,8 @@ export function validateToolPolicy(
 
 /**
  * Validates an agent's tools and tool policy together; returns the agent's registry. Rejects custom
- * tools whose name is taken (`tool_name_conflict`) or whose input schema is unusable
+ * tools whose name is taken (`tool_name_conflict`) or reserved for MCP tools (`reserved_tool_name`) or
+ * whose input schema is unusable
  * (`invalid_tool_schema`), more than one builtin toolset or a tool configured twice
  * (`invalid_tool_config`), and unknown names in
  * builtin configs or policies (`unknown_tool`).
@@ -61,6 +68,12 @@ export function validateAgentTools(
         throw new WakeloopError("invalid_tool_config", `the builtin toolset configures "${repeated}" twice`);
       }
       continue;
+    }
+    const reserved = reservedToolNameProblem(tool.name);
+    if (reserved) {
+      throw new WakeloopError("reserved_tool_name", `custom tool ${reserved}`, {
+        details: { tool: tool.name },
+      });
     }
     const problem = schemaProblem(tool.input_schema);
     if (problem) {

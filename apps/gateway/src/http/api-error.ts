@@ -27,6 +27,7 @@ const BY_CODE: Readonly<Record<string, Mapping>> = {
   invalid_tool_config: BAD_REQUEST,
   invalid_tool_schema: BAD_REQUEST,
   tool_name_conflict: BAD_REQUEST,
+  reserved_tool_name: BAD_REQUEST,
   egress_refused: BAD_REQUEST,
   model_base_url_refused: BAD_REQUEST,
   provider_credentials_disabled: BAD_REQUEST,

@@ -60,8 +60,9 @@ describe("tool management", () => {
       await call("create_tool", { ...base, code: "return {" }),
       await call("create_tool", { ...base, code: undefined }),
       await call("create_tool", { ...base, description: " " }),
+      await call("create_tool", { ...base, name: "mcp__crm__find" }),
     ];
-    expect(refusals.map((outcome) => outcome.isError)).toEqual([true, true, true, true, true]);
+    expect(refusals.map((outcome) => outcome.isError)).toEqual([true, true, true, true, true, true]);
     expect(text(refusals[0] as ToolOutcome)).toMatch(
       /^create_tool: "Bad-Name" is not a valid name: use snake_case/,
     );
@@ -73,7 +74,11 @@ describe("tool management", () => {
     );
     expect(text(refusals[3] as ToolOutcome)).toMatch(/^create_tool: ✖ Invalid input[\s\S]*→ at code/);
     expect(text(refusals[4] as ToolOutcome)).toBe("create_tool: description is empty");
+    expect(text(refusals[5] as ToolOutcome)).toMatch(
+      /^create_tool: "mcp__crm__find" is reserved: names starting with mcp__ belong to the tools of MCP servers/,
+    );
     expect(await versions("good_name")).toBe(0);
+    expect(await versions("mcp__crm__find")).toBe(0);
   });
 
   it("create, update (partial), read, list, disable, enable and delete, each version kept", async () => {

@@ -20,6 +20,7 @@ import {
   checkAgentCode,
   ListToolsInput,
   NameInput,
+  reservedToolNameProblem,
   UpdateLibraryInput,
   UpdateToolInput,
   UpdateUiComponentInput,
@@ -81,6 +82,9 @@ async function run(
     case "create_library":
     case "create_ui_component": {
       const draft = createDraft(kind, input);
+      // Only new tools: one stored before the prefix was reserved can still be updated or deleted.
+      const reserved = kind === "tool" ? reservedToolNameProblem(draft.name) : null;
+      if (reserved !== null) throw new Refused(reserved);
       const content = checked(kind, draft.name, draft.content);
       return jsonOutcome(
         await createAgentCode(db, scope, kind, draft.name, content, author, {

@@ -1,4 +1,6 @@
-import { DATA_KEYWORDS, isNode, type JsonNode, mapValues, SCHEMA_MAP_KEYWORDS } from "./json-node";
+import traverse from "json-schema-traverse";
+import jsonpointer from "jsonpointer";
+import { isNode, type JsonNode } from "./json-node";
 
 export interface InlinedSchema {
   schema: JsonNode;
@@ -11,46 +13,53 @@ export interface InlinedSchema {
 /**
  * Replaces every local `$ref` (`#`, `#/$defs/x`, `#/definitions/x`, any JSON pointer) by the schema it
  * points to, merged with the `$ref`'s sibling keywords, and drops `$defs`/`definitions`. A reference
- * that would expand into itself — or that cannot be resolved — is replaced by `cut` (callers pass a
- * permissive schema: the tool's own validator still checks the full shape).
+ * that would expand into itself — or that is not local (another document, a URL: never fetched) or
+ * points nowhere — is replaced by `cut` (callers pass a permissive schema: the tool's own validator
+ * still checks the full shape).
+ *
+ * json-schema-traverse (Ajv's walker) knows which keywords hold schemas and which hold data (`default`,
+ * `enum`, `const`, property names); each node is expanded in place on a copy before the walk descends
+ * into it, and the refs expanded on the path from the root are what makes a ref recursive.
  */
 export function inlineRefs(root: JsonNode, cut: JsonNode): InlinedSchema {
   const state = { recursive: false, unresolved: false };
+  const schema = structuredClone(root);
+  const path: string[] = ["#"];
+  const expandedAt = new Map<JsonNode, number>();
 
-  function visit(value: unknown, stack: readonly string[]): unknown {
-    if (Array.isArray(value)) return value.map((item) => visit(item, stack));
-    if (!isNode(value)) return value;
-    if (typeof value.$ref === "string") {
-      const ref = value.$ref;
-      const { $ref: _ref, ...siblings } = value;
-      if (stack.includes(ref)) {
-        state.recursive = true;
-        return { ...cut, ...visitNode(siblings, stack) };
+  function expand(node: JsonNode): void {
+    delete node.$defs;
+    delete node.definitions;
+    let expanded = 0;
+    // A ref may point at another ref: expand until the node is a schema of its own.
+    while (typeof node.$ref === "string") {
+      const { $ref: ref, ...siblings } = node;
+      const target = path.includes(ref) ? null : resolvePointer(root, ref);
+      if (target === null) {
+        if (path.includes(ref)) state.recursive = true;
+        else state.unresolved = true;
       }
-      const target = resolvePointer(root, ref);
-      if (!target) {
-        state.unresolved = true;
-        return { ...cut, ...visitNode(siblings, stack) };
-      }
-      return { ...(visit(target, [...stack, ref]) as JsonNode), ...visitNode(siblings, stack) };
+      for (const key of Object.keys(node)) delete node[key];
+      Object.assign(node, structuredClone(target ?? cut), siblings);
+      delete node.$defs;
+      delete node.definitions;
+      if (target === null) break;
+      path.push(ref);
+      expanded += 1;
     }
-    return visitNode(value, stack);
+    if (expanded > 0) expandedAt.set(node, expanded);
   }
 
-  function visitNode(node: JsonNode, stack: readonly string[]): JsonNode {
-    const out: JsonNode = {};
-    for (const [key, item] of Object.entries(node)) {
-      if (key === "$defs" || key === "definitions") continue;
-      out[key] = DATA_KEYWORDS.has(key)
-        ? item
-        : SCHEMA_MAP_KEYWORDS.has(key)
-          ? mapValues(item, (schema) => visit(schema, stack))
-          : visit(item, stack);
-    }
-    return out;
-  }
-
-  const schema = visit(root, ["#"]) as JsonNode;
+  traverse(schema, {
+    allKeys: true,
+    cb: {
+      pre: (node) => expand(node),
+      post: (node) => {
+        path.splice(path.length - (expandedAt.get(node) ?? 0));
+        expandedAt.delete(node);
+      },
+    },
+  });
   return { schema, ...state };
 }
 
@@ -62,14 +71,14 @@ export function resolveRef(node: JsonNode, root: JsonNode): JsonNode {
   return target ? { ...target, ...siblings } : siblings;
 }
 
+/** The node a local ref (`#` or a `#/…` JSON pointer) names; null for any other ref or a miss. */
 function resolvePointer(root: JsonNode, ref: string): JsonNode | null {
-  if (ref === "#") return root;
-  if (!ref.startsWith("#/")) return null;
-  let current: unknown = root;
-  for (const raw of ref.slice(2).split("/")) {
-    const segment = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-    if (!isNode(current) && !Array.isArray(current)) return null;
-    current = (current as Record<string, unknown>)[segment];
+  if (ref !== "#" && !ref.startsWith("#/")) return null;
+  try {
+    const target: unknown = jsonpointer.get(root, decodeURIComponent(ref.slice(1)));
+    return isNode(target) ? target : null;
+  } catch {
+    // A malformed pointer or escape (`~2`, a bad %-escape) points nowhere.
+    return null;
   }
-  return isNode(current) ? current : null;
 }
