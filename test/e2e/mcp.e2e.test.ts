@@ -74,30 +74,37 @@ describe("MCP servers through the services", () => {
       [{ ...fixtureServer(), headers: { Authorization: "Bearer plain" } }, "mcp_servers"],
       [
         { ...fixtureServer(), configs: [{ name: "echo" }, { name: "echo", enabled: false }] },
-        'mcp_servers.0.configs.1.name: the tool \\"echo\\" is configured twice',
+        'the tool \\"echo\\" is configured twice',
+        "mcp_servers[0].configs[1].name",
       ],
       [
         { ...fixtureServer(), configs: [{ name: "mcp__fixture__echo" }] },
         "name the tool as the server lists it",
+        "mcp_servers[0].configs[0].name",
       ],
-      [{ ...fixtureServer(), configs: [{ name: "two words" }] }, "mcp_servers.0.configs.0.name"],
+      [
+        { ...fixtureServer(), configs: [{ name: "two words" }] },
+        "no spaces or control characters",
+        "mcp_servers[0].configs[0].name",
+      ],
       [
         {
           ...fixtureServer(),
           permission_policy: "always_allow",
           default_config: { permission_policy: "always_ask" },
         },
-        "mcp_servers.0.default_config.permission_policy",
+        "set the default policy once",
+        "mcp_servers[0].default_config.permission_policy",
       ],
     ] as const;
-    for (const [server, message] of bad) {
+    for (const [server, ...messages] of bad) {
       const response = await platform.request("POST", "/v1/agents", {
         name: "bad",
         model: platform.fakeModel(),
         mcp_servers: [server],
       });
       expect(response.status).toBe(400);
-      expect(JSON.stringify(response.body)).toContain(message);
+      for (const message of messages) expect(JSON.stringify(response.body)).toContain(message);
     }
     const twice = await platform.request("POST", "/v1/agents", {
       name: "bad",
@@ -126,7 +133,9 @@ describe("MCP servers through the services", () => {
       ],
     });
     expect(reserved.status).toBe(400);
-    expect(reserved.body).toMatchObject({ error: { code: "reserved_tool_name" } });
+    expect(reserved.body).toMatchObject({
+      error: { type: "invalid_request_error", details: { tool: "mcp__fixture__echo" } },
+    });
     expect(JSON.stringify(reserved.body)).toContain(
       "names starting with mcp__ belong to the tools of MCP servers",
     );

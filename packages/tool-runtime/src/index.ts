@@ -108,9 +108,7 @@ export {
   mcpToolDefinition,
   mcpToolDefinitions,
   mcpToolName,
-  mcpToolPolicy,
   reservedToolNameProblem,
-  type SessionMcpServers,
   sessionMcpServers,
 } from "./mcp-tools";
 export { evaluatePermission, type ResolvedPermission, resolvePermission } from "./permission-policy";
