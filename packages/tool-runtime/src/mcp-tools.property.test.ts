@@ -5,6 +5,7 @@ import { planBatch } from "./batch-planner";
 import { callVerdict } from "./call-verdict";
 import { mcpToolName } from "./mcp-tools";
 import { sessionEffectiveTools } from "./session-tools";
+import { mcpSession, platformSettings } from "./test-context";
 
 // Invariant 4 for MCP tools: whatever servers, listings, policies, per-tool settings and calls a
 // session has, a call to an MCP tool whose policy asks is never planned to run: it is rejected or waits
@@ -80,30 +81,8 @@ describe("no MCP tool runs without a recorded allow when its policy asks (fast-c
             : { name: spec.name, status: "unreachable", reason: "down" },
         );
         const effective = sessionEffectiveTools(
-          {
-            agent: {
-              model: { provider: "anthropic", id: "m", max_output_tokens: 1, context_window_tokens: 10 },
-              tools: [],
-              tool_policy: { deny: s.deny },
-              mcp_servers: specs,
-            },
-            environmentPolicy: null,
-            environmentMcpServers: [],
-            mcpListings: listings,
-            depth: 0,
-            childCount: 0,
-            sandboxStatus: null,
-            sandboxImage: null,
-            memoryReady: false,
-            agentTools: [],
-          },
-          {
-            globalToolPolicy: {},
-            maxSubSessionDepth: 2,
-            webSearch: false,
-            maxChildrenPerSession: 10,
-            browserImages: [],
-          },
+          mcpSession(specs, listings, { deny: s.deny }),
+          platformSettings,
         );
         const byName = new Map(effective.tools.map((tool) => [tool.name, tool]));
         const calls = s.calls.map((call, index) => ({

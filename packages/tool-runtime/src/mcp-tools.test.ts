@@ -1,9 +1,10 @@
-import { McpServerSpec, McpServers, ToolName } from "@wakeloop/contracts";
+import { McpServerSpec, McpServers, ToolName, type ToolPolicy } from "@wakeloop/contracts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mcpToolDefinitions, mcpToolName, reservedToolNameProblem, sessionMcpServers } from "./mcp-tools";
 import { normalizeToolSchema } from "./schema-normalize";
 import { sessionEffectiveTools } from "./session-tools";
+import { mcpSession, platformSettings } from "./test-context";
 
 const server = (fields: Record<string, unknown> = {}) =>
   McpServerSpec.parse({ type: "url", name: "crm", url: "https://mcp.example.com/mcp", ...fields });
@@ -171,30 +172,8 @@ describe("per-tool MCP settings (default_config, configs)", () => {
 
   it("a disabled tool is not offered through the pipeline and /tools explains it", () => {
     const effective = sessionEffectiveTools(
-      {
-        agent: {
-          model: { provider: "anthropic", id: "m", max_output_tokens: 1, context_window_tokens: 10 },
-          tools: [],
-          tool_policy: {},
-          mcp_servers: [server({ configs: [{ name: "delete", enabled: false }] })],
-        },
-        environmentPolicy: null,
-        environmentMcpServers: [],
-        mcpListings: [listing],
-        depth: 0,
-        childCount: 0,
-        sandboxStatus: null,
-        sandboxImage: null,
-        memoryReady: false,
-        agentTools: [],
-      },
-      {
-        globalToolPolicy: {},
-        maxSubSessionDepth: 2,
-        webSearch: false,
-        maxChildrenPerSession: 10,
-        browserImages: [],
-      },
+      mcpSession([server({ configs: [{ name: "delete", enabled: false }] })], [listing]),
+      platformSettings,
     );
     expect(effective.tools.some((tool) => tool.name === "mcp__crm__delete")).toBe(false);
     expect(effective.excluded).toContainEqual(
@@ -308,40 +287,17 @@ describe("mcpToolDefinitions", () => {
   });
 
   it("joins the effective set through the policy pipeline: deny by namespaced pattern, group:mcp", () => {
-    const inputs = (toolPolicy: Record<string, unknown>) => ({
-      agent: {
-        model: { provider: "anthropic" as const, id: "m", max_output_tokens: 1, context_window_tokens: 10 },
-        tools: [],
-        tool_policy: toolPolicy,
-        mcp_servers: [server()],
-      },
-      environmentPolicy: null,
-      environmentMcpServers: [],
-      mcpListings: [listing],
-      depth: 0,
-      childCount: 0,
-      sandboxStatus: null,
-      sandboxImage: null,
-      memoryReady: false,
-      agentTools: [],
-    });
-    const settings = {
-      globalToolPolicy: {},
-      maxSubSessionDepth: 2,
-      webSearch: false,
-      maxChildrenPerSession: 10,
-      browserImages: [],
-    };
-    const offered = sessionEffectiveTools(inputs({}), settings);
+    const inputs = (toolPolicy: ToolPolicy) => mcpSession([server()], [listing], toolPolicy);
+    const offered = sessionEffectiveTools(inputs({}), platformSettings);
     expect(offered.tools.filter((tool) => tool.ownership === "mcp").map((tool) => tool.name)).toEqual([
       "mcp__crm__delete",
       "mcp__crm__find",
     ]);
-    const denied = sessionEffectiveTools(inputs({ deny: ["mcp__crm__del*"] }), settings);
+    const denied = sessionEffectiveTools(inputs({ deny: ["mcp__crm__del*"] }), platformSettings);
     expect(denied.excluded).toContainEqual(
       expect.objectContaining({ tool: "mcp__crm__delete", step: "agent" }),
     );
-    const noMcp = sessionEffectiveTools(inputs({ deny: ["group:mcp"] }), settings);
+    const noMcp = sessionEffectiveTools(inputs({ deny: ["group:mcp"] }), platformSettings);
     expect(noMcp.tools.some((tool) => tool.group === "mcp")).toBe(false);
   });
 });

@@ -119,7 +119,7 @@ export function mcpToolDefinitions(
 }
 
 /** The server's policy for a tool: its config's, else `default_config`'s, else the server's, else always_ask. */
-export function mcpToolPolicy(server: McpServerSpec, tool: string): PermissionPolicy {
+function mcpToolPolicy(server: McpServerSpec, tool: string): PermissionPolicy {
   return (
     server.configs.find((config) => config.name === tool)?.permission_policy ??
     server.default_config.permission_policy ??

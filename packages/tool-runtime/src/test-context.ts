@@ -1,7 +1,8 @@
-import type { AgentTool, ToolPolicy } from "@wakeloop/contracts";
+import type { AgentTool, McpServerListing, McpServerSpec, ToolPolicy } from "@wakeloop/contracts";
 import type { PolicyContext } from "./policy-pipeline";
 import { agentToolRegistry } from "./registry";
 import type { RuntimeFacts } from "./runtime-gating";
+import type { PlatformToolSettings, SessionToolInputs } from "./session-tools";
 
 /** Test helper: a root session of an owner, on Anthropic, with empty policies unless overridden. */
 export function policyContext(
@@ -44,4 +45,37 @@ export const noSandbox: RuntimeFacts = {
 export const browserSandboxReady: RuntimeFacts = {
   ...sandboxReady,
   sandboxImage: { name: "wakeloop-sandbox-browser:bookworm", browser: true },
+};
+
+/** Test helper: a root session without sandbox or memory whose agent has these MCP servers and policy. */
+export function mcpSession(
+  servers: McpServerSpec[],
+  listings: McpServerListing[],
+  toolPolicy: ToolPolicy = {},
+): SessionToolInputs {
+  return {
+    agent: {
+      model: { provider: "anthropic", id: "m", max_output_tokens: 1, context_window_tokens: 10 },
+      tools: [],
+      tool_policy: toolPolicy,
+      mcp_servers: servers,
+    },
+    environmentPolicy: null,
+    environmentMcpServers: [],
+    mcpListings: listings,
+    depth: 0,
+    childCount: 0,
+    sandboxStatus: null,
+    sandboxImage: null,
+    memoryReady: false,
+    agentTools: [],
+  };
+}
+
+export const platformSettings: PlatformToolSettings = {
+  globalToolPolicy: {},
+  maxSubSessionDepth: 2,
+  webSearch: false,
+  maxChildrenPerSession: 10,
+  browserImages: [],
 };

@@ -116,6 +116,30 @@ describe("inlineRefs", () => {
     }
   });
 
+  it("inlines refs in tuples (items arrays and prefixItems) and combinators", () => {
+    const schema = {
+      type: "object",
+      $defs: { S: { type: "string" }, N: { type: "number" } },
+      properties: {
+        pair: { type: "array", prefixItems: [{ $ref: "#/$defs/S" }, { $ref: "#/$defs/N" }] },
+        old: { type: "array", items: [{ $ref: "#/$defs/N" }] },
+        either: { anyOf: [{ $ref: "#/$defs/S" }, { allOf: [{ $ref: "#/$defs/N" }] }] },
+      },
+    };
+    expect(inlineRefs(schema, {})).toEqual({
+      schema: {
+        type: "object",
+        properties: {
+          pair: { type: "array", prefixItems: [{ type: "string" }, { type: "number" }] },
+          old: { type: "array", items: [{ type: "number" }] },
+          either: { anyOf: [{ type: "string" }, { allOf: [{ type: "number" }] }] },
+        },
+      },
+      recursive: false,
+      unresolved: false,
+    });
+  });
+
   it("treats property names and data keywords as data", () => {
     const schema = {
       type: "object",

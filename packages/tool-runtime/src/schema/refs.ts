@@ -50,16 +50,24 @@ export function inlineRefs(root: JsonNode, cut: JsonNode): InlinedSchema {
     if (expanded > 0) expandedAt.set(node, expanded);
   }
 
-  traverse(schema, {
-    allKeys: true,
-    cb: {
-      pre: (node) => expand(node),
-      post: (node) => {
-        path.splice(path.length - (expandedAt.get(node) ?? 0));
-        expandedAt.delete(node);
+  function walk(node: JsonNode): void {
+    traverse(node, {
+      allKeys: true,
+      cb: {
+        pre: (visited) => {
+          expand(visited);
+          // The walker predates draft 2020-12's tuple keyword: its schemas are walked here.
+          if (Array.isArray(visited.prefixItems)) visited.prefixItems.filter(isNode).forEach(walk);
+        },
+        post: (visited) => {
+          path.splice(path.length - (expandedAt.get(visited) ?? 0));
+          expandedAt.delete(visited);
+        },
       },
-    },
-  });
+    });
+  }
+
+  walk(schema);
   return { schema, ...state };
 }
 
