@@ -84,7 +84,7 @@ describe("MCP servers through the services", () => {
       ],
       [
         { ...fixtureServer(), configs: [{ name: "two words" }] },
-        "no spaces or control characters",
+        "1 to 200 characters, no spaces",
         "mcp_servers[0].configs[0].name",
       ],
       [

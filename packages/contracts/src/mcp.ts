@@ -56,7 +56,7 @@ export const MCP_TOOL_PREFIX = "mcp__";
  */
 const McpConfiguredToolName = z
   .string()
-  .regex(/^[^\s\p{Cc}]{1,200}$/u, "1 to 200 characters, no spaces or control characters")
+  .regex(/^\S{1,200}$/, "1 to 200 characters, no spaces")
   .refine((name) => !name.startsWith(MCP_TOOL_PREFIX), {
     message: "name the tool as the server lists it (find), not by its registry name (mcp__<server>__find)",
   });

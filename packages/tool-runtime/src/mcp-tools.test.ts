@@ -50,10 +50,10 @@ describe("per-tool MCP settings (default_config, configs)", () => {
       problems({ configs: [{ name: "find" }, { name: "delete" }, { name: "find", enabled: false }] }),
     ).toEqual(['0.configs.2.name: the tool "find" is configured twice; one config per tool']);
     expect(problems({ configs: [{ name: "" }] })).toEqual([
-      "0.configs.0.name: 1 to 200 characters, no spaces or control characters",
+      "0.configs.0.name: 1 to 200 characters, no spaces",
     ]);
     expect(problems({ configs: [{ name: "find contact" }] })).toEqual([
-      "0.configs.0.name: 1 to 200 characters, no spaces or control characters",
+      "0.configs.0.name: 1 to 200 characters, no spaces",
     ]);
     expect(problems({ configs: [{ name: "mcp__crm__find" }] })).toEqual([
       "0.configs.0.name: name the tool as the server lists it (find), not by its registry name (mcp__<server>__find)",
