@@ -37,6 +37,9 @@ const ChildRun = z.object({
 });
 type ChildRun = z.infer<typeof ChildRun>;
 
+const readRun = (value: unknown): ChildRun | null =>
+  value === null ? null : readJson(ChildRun, value, "child run");
+
 /** What an idle sub-session with nothing to do is told when the parent runs it without a message. */
 export const CONTINUE_MESSAGE = "Continue with your task.";
 
@@ -181,8 +184,8 @@ export function childRunLeft(db: Kysely<Database>, target: Target): Promise<numb
       .where("tenant_id", "=", target.tenantId)
       .where("id", "=", target.sessionId)
       .executeTakeFirst();
-    if (row == null || row.child_run === null) return null;
-    const run = readJson(ChildRun, row.child_run, "child run");
+    const run = readRun(row?.child_run ?? null);
+    if (run === null) return null;
     return run.max_cycles - (await runProgress(trx, target, run)).used;
   });
 }
@@ -262,6 +265,6 @@ async function lockSession(trx: Transaction<Database>, tenantId: string, session
     state: readSessionState(row.state),
     lastSeq: row.last_seq,
     reported: row.child_outcome !== null,
-    run: row.child_run === null ? null : readJson(ChildRun, row.child_run, "child run"),
+    run: readRun(row.child_run),
   };
 }
