@@ -45,6 +45,18 @@ function delegating(request: FakeRequestView): Turn {
     }
     return { text: `child ran: ${last.text}` };
   }
+  if (said === "kill slow") {
+    // Delegate, ask which child to kill (the test answers once the child is in its model call), kill it.
+    if (last === undefined)
+      return { toolCalls: [{ name: "session_delegate", input: { task: "child: slow" } }] };
+    if (last.name === "session_delegate") {
+      return { toolCalls: [{ name: "ask_user", input: { question: "Which one?" } }] };
+    }
+    if (last.name === "ask_user") {
+      return { toolCalls: [{ name: "subagents", input: { action: "kill", session_id: last.text } }] };
+    }
+    return { text: "killed" };
+  }
   if (said === "old name") {
     if (last === undefined) return { toolCalls: [{ name: "spawn_session", input: { task: "child: chat" } }] };
     return { text: "refused" };
@@ -226,6 +238,40 @@ describe("openboa delegation", () => {
     expect(answer?.is_error).toBe(true);
     expect(textOf(answer?.content)).toBe(`${stranger} is not a sub-session of this session`);
     expect(await platform.events(stranger)).toEqual([]);
+  }, 120_000);
+
+  it("subagents kill stops a sub-session in the middle of its model call", async () => {
+    const parent = await session(await openboaAgent());
+    await say(parent, "kill slow");
+    const asked = await platform.waitForIdle(parent, "requires_action", 0, 60_000);
+    const { child } = await runOf(parent);
+    const [question] = ofType(await platform.events(parent), "agent.custom_tool_use");
+    // The child is in its 20 s model request.
+    const started = await platform.waitForEvent(
+      child,
+      (event) => event.type === "span.model_request_start",
+      60_000,
+    );
+    const before = Date.now();
+    await platform.send(parent, {
+      type: "user.custom_tool_result",
+      custom_tool_use_id: question?.id,
+      content: [{ type: "text", text: child }],
+    });
+    await platform.waitForIdle(parent, "end_turn", asked.seq, 60_000);
+    const ended = await platform.waitForEvent(
+      child,
+      (event) => event.type === "span.model_request_end" && event.seq > started.seq,
+      15_000,
+    );
+    // The request was aborted, not answered: the kill reached the worker holding the child at once.
+    expect(Date.now() - before).toBeLessThan(15_000);
+    expect(ended).toMatchObject({ is_error: true });
+    const childEvents = await platform.events(child);
+    expect(ofType(childEvents, "session.status_terminated")).toMatchObject([{ reason: "archived" }]);
+    expect(ofType(childEvents, "agent.message").map((event) => textOf(event.content))).not.toContain(
+      "slow answer",
+    );
   }, 120_000);
 
   it("interrupting a parent that waits on a run stops the child too", async () => {

@@ -44,7 +44,7 @@ import { SessionWriter, type WriteInput } from "../session/session-writer";
 import type { McpAccess, WakeMcpClients } from "../tools/mcp/mcp-clients";
 import { evaluatorGates } from "../tools/outcome-tools";
 import { type CallPlan, planModelCalls } from "../tools/plan-calls";
-import { executeCalls, resumeCalls, withToolUsage } from "../tools/run-calls";
+import { type CallResults, executeCalls, resumeCalls, withToolUsage } from "../tools/run-calls";
 import { reportsResult } from "../tools/sub-session-tools";
 import { runsInDatabase, type ToolContext } from "../tools/tool-context";
 import { resultEvent } from "../tools/tool-outcome";
@@ -270,7 +270,10 @@ class Wake {
     // Calls a previous wake left without a result: answered confirmations, crashed executions.
     const resumed = await resumeCalls(this.tools);
     this.writer.buffer(resumed);
-    if (this.interrupted()) return this.endForInterrupt(new Set(resumed.settle.map((call) => call.id)));
+    if (this.interrupted()) {
+      await this.endForInterrupt(new Set(resumed.settle.map((call) => call.id)));
+      return this.signalStops(resumed);
+    }
 
     const client = await settled;
     // Commits the resumed results with the first request's start (or the turn's end).
@@ -278,6 +281,7 @@ class Wake {
       this.nextRequest(withToolUsage(this.view.state, resumed), await this.runSpent()),
       { events: [] },
     );
+    this.signalStops(resumed);
     while (start !== null) start = await this.step(client, start);
     // After the turn's end commit: the replies stating them are durable first.
     for (const [key, text] of this.learnings) await this.captureLearning(key, text);
@@ -348,16 +352,24 @@ class Wake {
       await this.writer.write({ events, record: plan.planned, ...batch });
       const results = await executeCalls(this.tools, plan);
       this.writer.buffer(results);
-      if (this.interrupted()) return this.endForInterrupt().then(() => null);
-      return this.commitEnd(
+      if (this.interrupted()) {
+        await this.endForInterrupt();
+        this.signalStops(results);
+        return null;
+      }
+      const next = await this.commitEnd(
         this.endOfStep(plan, response, withToolUsage(this.view.state, results), runSpent),
         { events: [] },
       );
+      this.signalStops(results);
+      return next;
     }
 
     let end: StepEnd | null = null;
+    let stops: SessionEvent[] = [];
     const committed = await this.writer.writeWith(async (db) => {
       const results = await executeCalls({ ...this.tools, db, inCommit: true, stepUsage: usage }, plan);
+      stops = results.stops;
       end = this.interrupted()
         ? null
         : this.endOfStep(plan, response, withToolUsage({ ...this.view.state, usage }, results), runSpent);
@@ -368,6 +380,7 @@ class Wake {
         ...(end?.finish && { finish: end.finish }),
       };
     });
+    this.signalStops({ stops });
     const ended = end as StepEnd | null;
     if (ended === null) return this.endForInterrupt().then(() => null);
     return ended.continues ? startOf(committed) : null;
@@ -412,6 +425,20 @@ class Wake {
       events: [{ type: "span.model_request_start", model: this.view.agent.model.id }],
       continues: true,
     };
+  }
+
+  /**
+   * Tells the workers holding the sessions a committed step stopped (a killed sub-session) to stop now.
+   * The stop is durable already, so a lost message only delays it to the end of that session's step.
+   */
+  private signalStops(results: Pick<CallResults, "stops">): void {
+    for (const stop of results.stops) {
+      try {
+        this.deps.bus.publishControl({ type: "interrupt", session_id: stop.session_id, event_id: stop.id });
+      } catch (error) {
+        this.log.warn({ err: error, event_id: stop.id }, "could not publish the interrupt control message");
+      }
+    }
   }
 
   /**
