@@ -169,6 +169,32 @@ describe("session_run_child runs in Postgres", () => {
     expect(await childRunLeft(testDb.appDb, f.child)).toBeNull();
   });
 
+  it("answers at once, writing nothing to it, for a child that waits on a person", async () => {
+    const f = await family(await seedAgent(testDb.db));
+    const [ask] = await f.to(f.child.sessionId, {
+      type: "agent.tool_use",
+      name: "deploy",
+      input: {},
+      evaluated_permission: "ask",
+    });
+    await f.to(f.child.sessionId, {
+      type: "session.status_idle",
+      stop_reason: { type: "requires_action", event_ids: [ask?.id ?? ""] },
+    });
+    const before = (await f.events(f.child.sessionId)).length;
+    const callId = await f.runCall({ session_id: f.child.sessionId, message: "go on" });
+    expect(await startChildRuns(testDb.appDb, f.parent)).toBe(1);
+    const [answer] = answers(await f.events(f.parent.sessionId));
+    expect(answer).toMatchObject({ id: callId, isError: false });
+    expect(JSON.parse(answer?.text ?? "")).toMatchObject({
+      status: "requires_action",
+      cycles_used: 0,
+      requires_action: { pending_action_kind: "tool_confirmation", pending_action_tool_name: "deploy" },
+    });
+    expect(await f.events(f.child.sessionId)).toHaveLength(before);
+    expect(await childRunLeft(testDb.appDb, f.child)).toBeNull();
+  });
+
   it("an interrupted parent's run is abandoned unanswered once the child stops", async () => {
     const f = await family(await seedAgent(testDb.db));
     await f.runCall({ session_id: f.child.sessionId, message: "slow work" });

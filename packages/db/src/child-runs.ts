@@ -52,8 +52,9 @@ interface Target {
  * Starts the runs the session's pending `session_run_child` calls ask for, once each: the sub-session
  * gets the call's message (or, idle with nothing to do, `CONTINUE_MESSAGE`), which wakes it, and its row
  * the run. A call naming a session that is not a direct sub-session, one that has finished or one
- * another pending call is running is answered at once with an error, and nothing is written to that
- * session. Returns how many calls were answered so.
+ * another pending call is running is answered at once with an error, and one naming a sub-session that
+ * waits on a person with its summary; nothing is written to that session. Returns how many calls were
+ * answered at once.
  */
 export function startChildRuns(db: Kysely<Database>, target: Target): Promise<number> {
   const { tenantId, sessionId } = target;
@@ -61,50 +62,64 @@ export function startChildRuns(db: Kysely<Database>, target: Target): Promise<nu
     const parent = await lockSession(trx, tenantId, sessionId);
     if (parent === undefined) return 0;
     const pending = new Set(parent.state.pending_actions.map((action) => action.event_id));
-    const refusals: NewEvent[] = [];
+    const answers: NewEvent[] = [];
     for (const action of parent.state.pending_actions) {
       if (action.name !== "session_run_child") continue;
-      const refusal = await startRun(trx, target, action.event_id, action.input, pending);
-      if (refusal !== null) refusals.push(answer(action.event_id, textContent(refusal), true));
+      const now = await startRun(trx, target, action.event_id, action.input, pending);
+      if (now !== null) answers.push(answer(action.event_id, now.content, now.isError));
     }
     await append(trx, {
       tenantId,
       sessionId,
-      events: refusals,
+      events: answers,
       head: { lastSeq: parent.lastSeq, state: parent.state },
     });
-    return refusals.length;
+    return answers.length;
   });
 }
 
-/** Starts one run; the refusal for the model when it cannot start, null when it started (or had). */
+/**
+ * Starts one run; null when it started (or had). A call that cannot start is answered at once: with
+ * an error the model can act on, or, for a sub-session that waits on a person (no run can advance it
+ * before the answer), with its summary, `requires_action`.
+ */
 async function startRun(
   trx: Transaction<Database>,
   parent: Target,
   callId: string,
   input: unknown,
   pending: ReadonlySet<string>,
-): Promise<string | null> {
+): Promise<{ content: Content; isError: boolean } | null> {
+  const refuse = (message: string) => ({ content: textContent(message), isError: true });
   const parsed = SessionRunChildInput.safeParse(input);
-  if (!parsed.success) return `invalid session_run_child input: ${parsed.error.message}`;
+  if (!parsed.success) return refuse(`invalid session_run_child input: ${parsed.error.message}`);
   const { session_id: childId, message, max_cycles } = parsed.data;
   const child = await lockSession(trx, parent.tenantId, childId);
   if (child === undefined || child.parentSessionId !== parent.sessionId) {
-    return `${childId} is not a sub-session of this session`;
+    return refuse(`${childId} is not a sub-session of this session`);
   }
   const run = child.run;
   if (run?.call_id === callId) return null;
   const ended = childEnding(child.state);
   if (child.reported || ended !== null) {
-    return `sub-session ${childId} has finished (${ended ?? "reported"}); spawn another one instead`;
+    return refuse(`sub-session ${childId} has finished (${ended ?? "reported"}); spawn another one instead`);
   }
   // A run whose call is no longer pending (interrupted, answered by a person) is over for its parent.
   if (run !== null && pending.has(run.call_id)) {
-    return `sub-session ${childId} is already being run by call ${run.call_id}; wait for that one`;
+    return refuse(`sub-session ${childId} is already being run by call ${run.call_id}; wait for that one`);
+  }
+  const opened: ChildRun = { call_id: callId, max_cycles, from_seq: child.lastSeq };
+  const childTarget = { tenantId: parent.tenantId, sessionId: childId };
+  if (child.state.status === "idle" && child.state.pending_actions.length > 0) {
+    const summary = await runSummary(trx, childTarget, child.state, {
+      status: "requires_action",
+      used: 0,
+      run: opened,
+    });
+    return { content: textContent(JSON.stringify(summary)), isError: false };
   }
   const atRest = child.state.status === "idle" && wakeReason(child.state) === null;
   const text = message ?? (atRest ? CONTINUE_MESSAGE : null);
-  const opened: ChildRun = { call_id: callId, max_cycles, from_seq: child.lastSeq };
   await trx
     .updateTable("sessions")
     .set({ child_run: JSON.stringify(opened) })
