@@ -127,6 +127,13 @@ describe("openboa delegation", () => {
     });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain("tool_names");
+    // Names are the agent's and the platform's choice; an environment only narrows.
+    const environment = await platform.request("POST", "/v1/environments", {
+      name: "named",
+      tool_policy: { tool_names: "openclaw" },
+    });
+    expect(environment.status).toBe(400);
+    expect(JSON.stringify(environment.body)).toContain("an environment cannot choose tool names");
 
     const byDefault = await platform.request(
       "GET",
