@@ -184,6 +184,32 @@ describe("outcomes", () => {
     expect(evaluatorCall.tools ?? []).toEqual([]);
   });
 
+  it("wakes an idle session once for a person's user.define_outcome, and the model reads the outcome", async () => {
+    const agent = await create("/v1/agents", { name: "woken", model: platform.fakeModel() });
+    const id = await create("/v1/sessions", { agent });
+    const before = platform.fake.requests.length;
+    platform.fake.enqueue({ text: "Working toward it." });
+    // No user.message: the outcome alone is the input.
+    await send(id, {
+      type: "user.define_outcome",
+      description: "Ship release 1.2\nwith notes",
+      criteria: ["notes list every fix"],
+    });
+    await platform.waitForIdle(id, "end_turn", 0, 60_000);
+    const requests = platform.fake.requests.slice(before).filter((request) => request.view !== undefined);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.view?.lastUserText).toContain("Ship release 1.2\nwith notes");
+    expect(requests[0]?.view?.lastUserText).toContain("- notes list every fix");
+    const events = await platform.events(id);
+    // Exactly one wake ran for it, and nothing is left to wake the session again.
+    expect(events.filter((event) => event.type === "session.status_running")).toHaveLength(1);
+    const session = await platform.request("GET", `/v1/sessions/${id}`);
+    expect(session.body).toMatchObject({
+      status: "idle",
+      defined_outcome: { title: "Ship release 1.2", criteria: ["notes list every fix"] },
+    });
+  });
+
   it("reads a person's user.define_outcome, grades by rubric, and refuses a rubric that misses a criterion", async () => {
     const agent = await create("/v1/agents", { name: "rubric", model: platform.fakeModel() });
     const id = await create("/v1/sessions", { agent });

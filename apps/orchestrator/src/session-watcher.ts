@@ -9,9 +9,13 @@ import { followSubSessions } from "./sub-session-follower";
 import { dispatchWakes } from "./wake-dispatch";
 import { scheduleIfNeeded } from "./wake-scheduler";
 
-/** Events after which a session may need a wake (DESIGN §3 steps 2, 6; a raised budget; work left at idle). */
+/**
+ * Events after which a session may need a wake (DESIGN §3 steps 2, 6; a person's outcome; a raised
+ * budget; work left at idle).
+ */
 const WAKE_TRIGGERS = new Set<EventType>([
   "user.message",
+  "user.define_outcome",
   "user.tool_confirmation",
   "user.custom_tool_result",
   "session.updated",

@@ -5,6 +5,8 @@ import {
   cascadeToChildren,
   completeChildSession,
   type Database,
+  finishChildRun,
+  startChildRuns,
   surfaceChildApprovals,
 } from "@wakeloop/db";
 import type { Logger } from "@wakeloop/telemetry";
@@ -16,6 +18,8 @@ import type { Kysely } from "kysely";
  * - a child that ended, or stopped on its budget or retries, tells its parent once
  *   (`session.child_completed`), which answers the parent's `wait_for_sessions` when it was the last;
  * - a parent that paused on `wait_for_sessions` for children that had already finished is answered;
+ * - a parent that paused on `session_run_child` starts that run, and the run's sub-session answers it
+ *   when its turn ends, it waits on a person, finishes or uses the run's model requests;
  * - a sub-session that waits on a person tells its ancestors (`session.child_requires_action`).
  * Every step re-reads Postgres under row locks, so repeated or reordered deliveries change nothing.
  * Returns the parent a finished child told: the budget it held for the child came back, so a parent
@@ -45,10 +49,13 @@ export async function followSubSessions(
     }
   }
   if (event.type !== "session.status_idle" && event.type !== "session.status_terminated") return null;
+  const run = await finishChildRun(db, target);
+  if (run) log.info({ session_id: target.sessionId, status: run }, "sub-session run over");
   const finished = await completeChildSession(db, target);
   if (finished) log.info({ session_id: target.sessionId, status: finished.status }, "sub-session finished");
   if (event.type === "session.status_idle" && event.stop_reason.type === "requires_action") {
     await answerWaits(db, target);
+    await startChildRuns(db, target);
     // A sub-session's approvals show on its ancestors' streams, where they can be answered too.
     await surfaceChildApprovals(db, target, event.id);
   }

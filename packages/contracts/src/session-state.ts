@@ -38,7 +38,7 @@ export const SessionState = z.object({
   usage: TokenUsage,
   budget: Budget,
   last_seq: z.number().int().nonnegative(),
-  /** `user.message` events not yet consumed by a wake. */
+  /** `user.message` and `user.define_outcome` events (input for the model) not yet consumed by a wake. */
   unprocessed_message_ids: z.array(Id),
   /** Actions the session waits on, in the order they were asked. */
   pending_actions: z.array(PendingAction),

@@ -62,7 +62,7 @@ export const ToolDefinition = z.object({
   availability: z.array(AvailabilityFact),
   ownerOnly: z.boolean(),
   /** Set when the call pauses the session until something outside the wake answers it. */
-  pauses: z.enum(["ask_user", "wait_for_sessions", "client_result"]).optional(),
+  pauses: z.enum(["ask_user", "wait_for_sessions", "run_child", "client_result"]).optional(),
   executor: ToolExecutor,
   mcpServerName: z.string().optional(),
   /** The tool's own name on its MCP server (the registry name is namespaced and provider-safe). */
@@ -88,10 +88,22 @@ export const AllowDeny = z.strictObject({
 });
 export type AllowDeny = z.infer<typeof AllowDeny>;
 
+/**
+ * Which reference's names the model sees for a tool that several references name (one implementation):
+ * `personal_agent` offers `spawn_session`, `openboa` `session_delegate`, `openclaw` `sessions_spawn`.
+ */
+export const ToolNames = z.enum(["personal_agent", "openboa", "openclaw"]);
+export type ToolNames = z.infer<typeof ToolNames>;
+
 export const ToolPolicy = AllowDeny.extend({
   profile: ToolProfile.optional(),
+  /** The naming profile; agent and platform policies only (default `personal_agent`). */
+  tool_names: ToolNames.optional(),
   by_provider: z
-    .partialRecord(ModelProvider, AllowDeny.extend({ profile: ToolProfile.optional() }))
+    .partialRecord(
+      ModelProvider,
+      AllowDeny.extend({ profile: ToolProfile.optional(), tool_names: ToolNames.optional() }),
+    )
     .optional(),
 });
 export type ToolPolicy = z.infer<typeof ToolPolicy>;

@@ -86,6 +86,8 @@ export interface SessionsTable {
   depth: Generated<number>;
   /** How a sub-session finished, once its parent was told (`session.child_completed`); null before. */
   child_outcome: NullableJson;
+  /** The open `session_run_child` run of this sub-session (`ChildRun`), null when none (migration 0027). */
+  child_run: NullableJson;
   /** The model this session runs instead of its agent version's (same provider); null for the agent's. */
   model: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;

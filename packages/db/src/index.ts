@@ -37,6 +37,7 @@ export {
   reviseAgent,
 } from "./agent-versions";
 export { type AppRoleOptions, agentSqlRunnerRole, ensureAppRole, roleBypassesRowSecurity } from "./app-role";
+export { CONTINUE_MESSAGE, childRunLeft, finishChildRun, startChildRuns } from "./child-runs";
 export { type CreateDbOptions, createDb, poolStats } from "./create-db";
 export type * from "./database";
 export { dropDatabase, dropRole, ensureDatabase, redactUrl } from "./database-admin";

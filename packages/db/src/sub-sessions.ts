@@ -219,7 +219,7 @@ export function completeChildSession(
 }
 
 /** What the child reported (`report_result`), else its last message, best effort. */
-async function childResult(
+export async function childResult(
   trx: Transaction<Database>,
   tenantId: string,
   sessionId: string,

@@ -19,7 +19,7 @@ export const ToolSettingsEnv = z.object({
       }
     })
     .pipe(ToolPolicy)
-    .describe("The platform's tool policy (JSON: profile, allow, also_allow, deny, by_provider)"),
+    .describe("The platform's tool policy (JSON: profile, tool_names, allow, also_allow, deny, by_provider)"),
   MAX_SUBSESSION_DEPTH: z.coerce
     .number()
     .int()

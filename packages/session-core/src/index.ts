@@ -1,10 +1,12 @@
 export { childEnding } from "./child-ending";
+export { type ChildRunProgress, type ChildRunStatus, childRunStatus } from "./child-run";
 export { INTERRUPTED_BEFORE_RUN, unrunCallIds } from "./interrupt";
 export { chosenModel, type ModelChoice, modelOverride } from "./model-override";
 export {
   type GradedAttempt,
   nextOutcomeStep,
   type OutcomeTrend,
+  outcomeMessage,
   outcomeTitle,
   outcomeTrend,
   promotionReady,

@@ -48,3 +48,17 @@ const OUTCOME_TITLE_MAX = 200;
 export function outcomeTitle(description: string): string {
   return (description.split("\n", 1)[0] ?? "").slice(0, OUTCOME_TITLE_MAX);
 }
+
+/**
+ * What the model reads for an outcome a person defined: a user turn with the outcome and its success
+ * criteria, so the work it wakes for is the outcome's.
+ */
+export function outcomeMessage(outcome: {
+  description: string;
+  criteria?: readonly string[] | undefined;
+}): string {
+  const criteria = outcome.criteria ?? [];
+  const lines = [`Outcome to work toward (defined by the user):\n${outcome.description}`];
+  if (criteria.length > 0) lines.push(`Success criteria:\n${criteria.map((line) => `- ${line}`).join("\n")}`);
+  return lines.join("\n\n");
+}

@@ -259,7 +259,7 @@ describe("reduceSessionState", () => {
     expect(legacy.delegated_tokens).toBe(0);
   });
 
-  it("folds the outcome a person defined, the latest one winning, without waking the session", () => {
+  it("folds the outcome a person defined, the latest one winning, and wakes the session for it once", () => {
     const first = fold([
       {
         id: "o1",
@@ -273,7 +273,12 @@ describe("reduceSessionState", () => {
       title: "Ship the fix",
       criteria: ["tests pass"],
     });
-    expect(wakeReason(first)).toBeNull();
+    // A person's outcome is input: it wakes an idle session, and the next model request consumes it.
+    expect(first.unprocessed_message_ids).toEqual(["o1"]);
+    expect(wakeReason(first)).toBe("user_message");
+    const consumed = fold([{ id: "r1", type: "span.model_request_start", model: "m" }], first);
+    expect(wakeReason(consumed)).toBeNull();
+    expect(consumed.defined_outcome?.event_id).toBe("o1");
     const second = fold([{ id: "o2", type: "user.define_outcome", description: "x".repeat(300) }], first);
     expect(second.defined_outcome).toEqual({ event_id: "o2", title: "x".repeat(200), criteria: [] });
     // Replaying the same events reproduces the projection byte for byte.

@@ -61,8 +61,10 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
     case "user.custom_tool_result":
       return answer(next, event.custom_tool_use_id);
     case "user.define_outcome":
+      // A person's outcome is input like a message: it wakes the session and the model reads it.
       return {
         ...next,
+        unprocessed_message_ids: [...state.unprocessed_message_ids, event.id],
         defined_outcome: {
           event_id: event.id,
           title: outcomeTitle(event.description),

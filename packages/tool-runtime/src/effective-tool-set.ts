@@ -2,8 +2,12 @@ import { ToolDefinition } from "@wakeloop/contracts";
 import { z } from "zod";
 import { compareNames } from "./compare-names";
 
-/** The steps of DESIGN §5, in the order they run; an exclusion names the first step that removed a tool. */
+/**
+ * The steps of DESIGN §5 (after the naming profile), in the order they run; an exclusion names the first
+ * step that removed a tool.
+ */
 export const PipelineStep = z.enum([
+  "tool_names",
   "profile",
   "provider_profile",
   "global",

@@ -2,7 +2,7 @@ import type { ToolDefinition } from "@wakeloop/contracts";
 import { describe, expect, it } from "vitest";
 import { agentCodeTools } from "./builtins/agent-code";
 import { navigationTools } from "./builtins/navigation";
-import { subSessionTools } from "./builtins/sub-sessions";
+import { SPAWN_ALIASES, subSessionTools } from "./builtins/sub-sessions";
 import { uiTools } from "./builtins/ui";
 import { applyPolicyPipeline } from "./policy-pipeline";
 import { createToolRegistry, customToolDefinition } from "./registry";
@@ -64,11 +64,61 @@ describe("profile step", () => {
         "permissions_check",
         "permissions_describe",
         ...navigationTools.map((tool) => tool.name),
-        ...subSessionTools.map((tool) => tool.name),
+        ...subSessionTools.map((tool) => tool.name).filter((name) => !SPAWN_ALIASES.includes(name)),
         ...uiTools.map((tool) => tool.name),
         ...agentCodeTools.filter((tool) => tool.group === "ui_components").map((tool) => tool.name),
       ].sort(),
     );
+  });
+});
+
+describe("tool names step", () => {
+  const spawnNames = (result: ReturnType<typeof applyPolicyPipeline>) =>
+    names(result.tools).filter((name) => name === "spawn_session" || SPAWN_ALIASES.includes(name));
+
+  it("offers one name per implementation, personal-agent's by default, and says why the others are hidden", () => {
+    const result = applyPolicyPipeline(policyContext());
+    expect(spawnNames(result)).toEqual(["spawn_session"]);
+    expect(exclusionOf(result, "session_delegate")).toEqual({
+      tool: "session_delegate",
+      step: "tool_names",
+      rule: "tool_names:personal_agent",
+      reason:
+        'session_delegate is another name of spawn_session (one implementation); the "personal_agent" tool names (default) offer spawn_session',
+    });
+    expect(exclusionOf(result, "sessions_spawn")).toMatchObject({ step: "tool_names" });
+  });
+
+  it("takes the most specific setting: agent by provider, agent, platform by provider, platform", () => {
+    const global = { tool_names: "openboa", by_provider: { openai: { tool_names: "openclaw" } } } as const;
+    expect(spawnNames(applyPolicyPipeline(policyContext({ globalPolicy: global })))).toEqual([
+      "session_delegate",
+    ]);
+    const onOpenai = applyPolicyPipeline(policyContext({ globalPolicy: global, provider: "openai" }));
+    expect(spawnNames(onOpenai)).toEqual(["sessions_spawn"]);
+    expect(exclusionOf(onOpenai, "spawn_session")).toMatchObject({
+      rule: "tool_names:openclaw",
+      reason: expect.stringContaining("(global.by_provider.openai.tool_names) offer sessions_spawn"),
+    });
+    const agentChoice = policyContext({
+      globalPolicy: global,
+      provider: "openai",
+      agentPolicy: { tool_names: "personal_agent", by_provider: { gemini: { tool_names: "openclaw" } } },
+    });
+    expect(spawnNames(applyPolicyPipeline(agentChoice))).toEqual(["spawn_session"]);
+    const agentByProvider = { ...agentChoice, provider: "gemini" as const };
+    expect(exclusionOf(applyPolicyPipeline(agentByProvider), "spawn_session")).toMatchObject({
+      reason: expect.stringContaining("(agent.by_provider.gemini.tool_names)"),
+    });
+  });
+
+  it("hides only the names of one implementation; a deny of the offered name leaves none", () => {
+    const result = applyPolicyPipeline(
+      policyContext({ agentPolicy: { tool_names: "openclaw", deny: ["sessions_spawn"] } }),
+    );
+    expect(spawnNames(result)).toEqual([]);
+    expect(names(result.tools)).toEqual(expect.arrayContaining(["sessions_send", "subagents"]));
+    expect(exclusionOf(result, "sessions_spawn")).toMatchObject({ step: "agent" });
   });
 });
 
@@ -161,7 +211,7 @@ describe("allow and deny steps", () => {
     expect(names(withAllow.tools)).toEqual(["read"]);
     expect(exclusionOf(withAllow, "lookup_order")).toMatchObject({ step: "agent", rule: "agent.allow" });
     const emptyAllow = applyPolicyPipeline(policyContext({ agentPolicy: { allow: [] } }));
-    expect(emptyAllow.excluded).toEqual([]);
+    expect(emptyAllow.excluded.filter((exclusion) => exclusion.step !== "tool_names")).toEqual([]);
   });
 });
 

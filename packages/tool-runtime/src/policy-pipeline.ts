@@ -12,6 +12,7 @@ import { TOOL_PROFILES } from "./profiles";
 import type { ToolRegistry } from "./registry";
 import { firstMatch } from "./selectors";
 import { type SpawnPlace, type SubSessionLimits, spawnRefusal } from "./sub-session-limits";
+import { offeredName, type ToolNamesChoice, toolNamesFor } from "./tool-names";
 
 /** Everything the pipeline reads, passed in explicitly: no hidden state, no clock. */
 export interface PolicyContext {
@@ -41,7 +42,8 @@ export interface PolicyResult {
 type Check = (tool: ToolDefinition) => Omit<Exclusion, "tool" | "step"> | null;
 
 /**
- * The policy steps of DESIGN §5 in order. Every step only removes tools (a later step never brings a
+ * The policy steps of DESIGN §5 in order, after the naming profile that keeps one name per
+ * implementation (`tool_names`). Every step only removes tools (a later step never brings a
  * tool back), deny is checked before allow inside a step, and the first step that removes a tool is
  * the one recorded. Global and agent `also_allow` entries (and builtin configs with `enabled: true`)
  * widen the profiles and their own level's allow list. The environment only narrows: its `also_allow`
@@ -96,6 +98,7 @@ function pipelineSteps(ctx: PolicyContext): Array<[PipelineStep, Check]> {
       : null;
 
   return [
+    ["tool_names", namingCheck(toolNamesFor(global, agentPolicy, provider))],
     ["profile", profileCheck(profile, alsoAllowed, "")],
     ["provider_profile", profileCheck(providerProfile, alsoAllowed, `for ${provider} `)],
     ["global", levelCheck(global, "global")],
@@ -119,6 +122,20 @@ function pipelineSteps(ctx: PolicyContext): Array<[PipelineStep, Check]> {
     ],
     ["owner_only", ownerCheck(ctx.isOwner)],
   ];
+}
+
+/** One name per implementation: the names other naming profiles give a tool are hidden. */
+function namingCheck(choice: ToolNamesChoice): Check {
+  return (tool) => {
+    const offered = tool.ownership === "managed" ? offeredName(tool.name, choice.id) : null;
+    if (offered === null) return null;
+    return {
+      rule: `tool_names:${choice.id}`,
+      reason:
+        `${tool.name} is another name of ${offered} (one implementation); the "${choice.id}" tool names ` +
+        `(${choice.source}) offer ${offered}`,
+    };
+  };
 }
 
 function profileCheck(

@@ -110,6 +110,17 @@ describe("validateEnvironmentPolicy", () => {
     expect(caught(() => validateEnvironmentPolicy({ allow: ["lookup_order"] })).code).toBe("unknown_tool");
   });
 
+  it("refuses tool names chosen by an environment, naming where", () => {
+    const refused = caught(() =>
+      validateEnvironmentPolicy({
+        tool_names: "openclaw",
+        by_provider: { openai: { tool_names: "openboa" } },
+      }),
+    );
+    expect(refused.code).toBe("invalid_tool_config");
+    expect(refused.message).toContain("tool_policy.tool_names, tool_policy.by_provider.openai.tool_names");
+  });
+
   it("validateToolPolicy names where the selector was found", () => {
     const registry = agentToolRegistry({ tools: [] });
     expect(() => validateToolPolicy({ deny: ["nope"] }, registry, "global")).toThrow(/"nope" in global.deny/);

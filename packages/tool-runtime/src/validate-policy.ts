@@ -103,6 +103,19 @@ export function validateAgentTools(
  * standard groups (`group:custom`, `group:mcp` name other agents' tools without listing them).
  */
 export function validateEnvironmentPolicy(policy: ToolPolicy): void {
+  // Names are the agent's and the platform's choice: an environment only narrows what is offered.
+  const named = [
+    ...(policy.tool_names === undefined ? [] : ["tool_policy.tool_names"]),
+    ...Object.entries(policy.by_provider ?? {}).flatMap(([provider, level]) =>
+      level?.tool_names === undefined ? [] : [`tool_policy.by_provider.${provider}.tool_names`],
+    ),
+  ];
+  if (named.length > 0) {
+    throw new WakeloopError(
+      "invalid_tool_config",
+      `${named.join(", ")}: an environment cannot choose tool names; set tool_names on the agent's tool_policy or the platform's GLOBAL_TOOL_POLICY`,
+    );
+  }
   validateToolPolicy(policy, createToolRegistry(managedTools), "tool_policy", "*");
 }
 

@@ -149,6 +149,18 @@ describe("GET /v1/openapi.json", () => {
     const sessionEvent = JSON.stringify(at(document, "components", "schemas", "SessionEvent"));
     for (const text of ["agent.ui_message", "agent.ui_blocks", "submitLabel", "chartType"])
       expect(sessionEvent).toContain(text);
+    // The tool policy's naming profile, with the names it may take.
+    const toolNames = at(
+      document,
+      "components",
+      "schemas",
+      "CreateAgentRequest",
+      "properties",
+      "tool_policy",
+      "properties",
+      "tool_names",
+    );
+    expect(toolNames).toMatchObject({ enum: ["personal_agent", "openboa", "openclaw"] });
   });
 
   it("resolves every reference inside the document", () => {

@@ -24,6 +24,24 @@ function event(payload: EventPayload & { id?: string }): SessionEvent {
 const text = (t: string) => [{ type: "text" as const, text: t }];
 
 describe("eventsToMessages", () => {
+  it("shows the model an outcome a person defined as a user turn with its criteria", () => {
+    const messages = eventsToMessages([
+      event({
+        type: "user.define_outcome",
+        description: "Ship 1.2\nwith notes",
+        criteria: ["notes list fixes"],
+      }),
+    ]);
+    expect(messages).toEqual([
+      {
+        role: "user",
+        content: text(
+          "Outcome to work toward (defined by the user):\nShip 1.2\nwith notes\n\nSuccess criteria:\n- notes list fixes",
+        ),
+      },
+    ]);
+  });
+
   it("groups one response's text and calls into one assistant turn followed by its results", () => {
     const messages = eventsToMessages([
       event({ type: "user.message", content: text("hi") }),

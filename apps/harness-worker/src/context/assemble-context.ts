@@ -1,5 +1,6 @@
-import type { Content, SessionEvent } from "@wakeloop/contracts";
+import { type Content, type SessionEvent, textContent } from "@wakeloop/contracts";
 import type { ModelAssistantPart, ModelMessage, ModelToolResult } from "@wakeloop/model-providers";
+import { outcomeMessage } from "@wakeloop/session-core";
 
 export const MISSING_RESULT = "No result was recorded for this call.";
 
@@ -24,11 +25,10 @@ export class History {
     this.seen += 1;
     switch (event.type) {
       case "user.message":
-        if (this.assistant !== null && !this.allAnswered()) this.deferredUser.push(event.content);
-        else {
-          this.closeTurn();
-          this.keep({ role: "user", content: event.content });
-        }
+        this.addUser(event.content);
+        break;
+      case "user.define_outcome":
+        this.addUser(textContent(outcomeMessage(event)));
         break;
       case "agent.message":
         if (this.assistant !== null && (this.openCalls.length > 0 || this.results.size > 0)) this.closeTurn();
@@ -99,6 +99,15 @@ export class History {
   private keep(message: ModelMessage): void {
     this.closed.push(message);
     this.closedTokens.push(estimateTokens(message));
+  }
+
+  /** A user turn; one that arrived while tools ran goes after their results. */
+  private addUser(content: Content): void {
+    if (this.assistant !== null && !this.allAnswered()) this.deferredUser.push(content);
+    else {
+      this.closeTurn();
+      this.keep({ role: "user", content });
+    }
   }
 
   private allAnswered(): boolean {

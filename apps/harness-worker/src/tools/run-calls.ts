@@ -1,5 +1,5 @@
 import { SpanStatusCode } from "@opentelemetry/api";
-import { addUsage, type TokenUsage, textContent } from "@wakeloop/contracts";
+import { addUsage, type SessionEvent, type TokenUsage, textContent } from "@wakeloop/contracts";
 import { type NewEvent, startedToolCalls, type ToolCallUpdate } from "@wakeloop/db";
 import { INTERRUPTED_BEFORE_RUN } from "@wakeloop/session-core";
 import {
@@ -23,6 +23,8 @@ export const NOT_ALLOWED_NOW = "This tool is no longer available to this session
 export interface CallResults {
   events: NewEvent[];
   settle: ToolCallUpdate[];
+  /** Other sessions' events to signal to their workers once the results commit (`ToolOutcome.stops`). */
+  stops: SessionEvent[];
 }
 
 /** Runs the plan's groups in order, calls within a group side by side; results in the model's order. */
@@ -61,7 +63,7 @@ export async function executeCalls(ctx: ToolContext, plan: Pick<CallPlan, "group
 export async function resumeCalls(ctx: ToolContext): Promise<CallResults> {
   const { view } = ctx;
   const unresolved = view.unresolvedCalls();
-  if (unresolved.length === 0) return { events: [], settle: [] };
+  if (unresolved.length === 0) return { events: [], settle: [], stops: [] };
   const pending = new Set(view.state.pending_actions.map((action) => action.event_id));
   const stopped = new Set(view.state.interrupted_call_ids);
   const started = await startedToolCalls(ctx.db, view.tenantId, view.sessionId);
@@ -167,7 +169,7 @@ function resultsInOrder(
   callIds: readonly string[],
   outcomes: ReadonlyMap<string, ToolOutcome>,
 ): CallResults {
-  const results: CallResults = { events: [], settle: [] };
+  const results: CallResults = { events: [], settle: [], stops: [] };
   let usage = ctx.view.state.usage;
   for (const id of callIds) {
     const outcome = outcomes.get(id);
@@ -177,6 +179,7 @@ function resultsInOrder(
       resultEvent(ctx.view.isMcpCall(id), id, outcome.content, outcome.isError),
     );
     results.settle.push({ id, status: settledStatus(outcome), result: outcome.result });
+    results.stops.push(...(outcome.stops ?? []));
     if (outcome.usage !== undefined) usage = addUsage(usage, outcome.usage);
   }
   if (usage !== ctx.view.state.usage) {

@@ -116,8 +116,12 @@ async function subagents(ctx: ToolContext, input: SubagentsInput): Promise<ToolO
     if (input.message === undefined) return errorOutcome("steer needs message");
     return send(ctx, input.session_id, input.message);
   }
-  await toChild(ctx, input.session_id, { type: "session.status_terminated", reason: "archived" });
-  return jsonOutcome({ session_id: input.session_id, killed: true });
+  const stop = await toChild(ctx, input.session_id, {
+    type: "session.status_terminated",
+    reason: "archived",
+  });
+  // A sub-session in a model call stops at once, not at the end of its step.
+  return { ...jsonOutcome({ session_id: input.session_id, killed: true }), stops: [stop] };
 }
 
 function toChild(ctx: ToolContext, childSessionId: string, event: NewEvent) {

@@ -1,4 +1,4 @@
-import type { Content, TokenUsage } from "@wakeloop/contracts";
+import type { Content, SessionEvent, TokenUsage } from "@wakeloop/contracts";
 import type { NewEvent } from "@wakeloop/db";
 
 /** What one executed call returns to the model. */
@@ -15,6 +15,11 @@ export interface ToolOutcome {
   usage?: TokenUsage;
   /** Events of this session the call caused (`session.child_created`), committed before its result. */
   events?: NewEvent[];
+  /**
+   * Events the call appended to other sessions that must stop the wake holding them (a killed
+   * sub-session): once the step commits, the worker holding each is told over the control subject.
+   */
+  stops?: SessionEvent[];
 }
 
 /** A call's result event: `agent.mcp_tool_result` for a call announced as `agent.mcp_tool_use`. */

@@ -13,6 +13,7 @@ import {
 import {
   type AgentSqlPool,
   acquireLease,
+  childRunLeft,
   type Database,
   listAgentTools,
   type NewEvent,
@@ -43,7 +44,7 @@ import { SessionWriter, type WriteInput } from "../session/session-writer";
 import type { McpAccess, WakeMcpClients } from "../tools/mcp/mcp-clients";
 import { evaluatorGates } from "../tools/outcome-tools";
 import { type CallPlan, planModelCalls } from "../tools/plan-calls";
-import { executeCalls, resumeCalls, withToolUsage } from "../tools/run-calls";
+import { type CallResults, executeCalls, resumeCalls, withToolUsage } from "../tools/run-calls";
 import { reportsResult } from "../tools/sub-session-tools";
 import { runsInDatabase, type ToolContext } from "../tools/tool-context";
 import { resultEvent } from "../tools/tool-outcome";
@@ -269,13 +270,18 @@ class Wake {
     // Calls a previous wake left without a result: answered confirmations, crashed executions.
     const resumed = await resumeCalls(this.tools);
     this.writer.buffer(resumed);
-    if (this.interrupted()) return this.endForInterrupt(new Set(resumed.settle.map((call) => call.id)));
+    if (this.interrupted()) {
+      await this.endForInterrupt(new Set(resumed.settle.map((call) => call.id)));
+      return this.signalStops(resumed);
+    }
 
     const client = await settled;
     // Commits the resumed results with the first request's start (or the turn's end).
-    let start = await this.commitEnd(this.nextRequest(withToolUsage(this.view.state, resumed)), {
-      events: [],
-    });
+    let start = await this.commitEnd(
+      this.nextRequest(withToolUsage(this.view.state, resumed), await this.runSpent()),
+      { events: [] },
+    );
+    this.signalStops(resumed);
     while (start !== null) start = await this.step(client, start);
     // After the turn's end commit: the replies stating them are durable first.
     for (const [key, text] of this.learnings) await this.captureLearning(key, text);
@@ -318,6 +324,7 @@ class Wake {
       response.toolCalls.map((call) => call.name),
     );
     const plan = planModelCalls(this.view, effective, response.toolCalls, strictTools, gates);
+    const runSpent = await this.runSpent();
     const events: NewEvent[] = [];
     if (response.text.length > 0) events.push({ type: "agent.message", content: textContent(response.text) });
     for (const learning of learningDirectives(response.text)) this.learnings.set(learning.key, learning.text);
@@ -345,18 +352,27 @@ class Wake {
       await this.writer.write({ events, record: plan.planned, ...batch });
       const results = await executeCalls(this.tools, plan);
       this.writer.buffer(results);
-      if (this.interrupted()) return this.endForInterrupt().then(() => null);
-      return this.commitEnd(this.endOfStep(plan, response, withToolUsage(this.view.state, results)), {
-        events: [],
-      });
+      if (this.interrupted()) {
+        await this.endForInterrupt();
+        this.signalStops(results);
+        return null;
+      }
+      const next = await this.commitEnd(
+        this.endOfStep(plan, response, withToolUsage(this.view.state, results), runSpent),
+        { events: [] },
+      );
+      this.signalStops(results);
+      return next;
     }
 
     let end: StepEnd | null = null;
+    let stops: SessionEvent[] = [];
     const committed = await this.writer.writeWith(async (db) => {
       const results = await executeCalls({ ...this.tools, db, inCommit: true, stepUsage: usage }, plan);
+      stops = results.stops;
       end = this.interrupted()
         ? null
-        : this.endOfStep(plan, response, withToolUsage({ ...this.view.state, usage }, results));
+        : this.endOfStep(plan, response, withToolUsage({ ...this.view.state, usage }, results), runSpent);
       return {
         events: [...events, ...results.events, ...(end?.events ?? [])],
         record: settledRecords(plan.planned, results.settle),
@@ -364,13 +380,19 @@ class Wake {
         ...(end?.finish && { finish: end.finish }),
       };
     });
+    this.signalStops({ stops });
     const ended = end as StepEnd | null;
     if (ended === null) return this.endForInterrupt().then(() => null);
     return ended.continues ? startOf(committed) : null;
   }
 
   /** What follows a step: a pause for people or the client, the turn's end, or the next request. */
-  private endOfStep(plan: CallPlan, response: ModelResponse, state: SessionState): StepEnd {
+  private endOfStep(
+    plan: CallPlan,
+    response: ModelResponse,
+    state: SessionState,
+    runSpent: boolean,
+  ): StepEnd {
     if (reportsResult(plan.groups)) {
       return {
         events: [{ type: "session.status_terminated", reason: "completed" }],
@@ -381,12 +403,19 @@ class Wake {
     if (plan.pendingIds.length > 0) return idleEnd({ type: "requires_action", event_ids: plan.pendingIds });
     if (response.toolCalls.length === 0 && state.unprocessed_message_ids.length === 0)
       return idleEnd({ type: "end_turn" });
-    return this.nextRequest(state);
+    return this.nextRequest(state, runSpent);
   }
 
-  /** The next request's start, unless the budget is spent or the wake made its last request. */
-  private nextRequest(state: SessionState): StepEnd {
+  /**
+   * The next request's start, unless the budget is spent, the parent's run of this sub-session used
+   * the requests it allows (the orchestrator then answers the parent), or the wake made its last request.
+   */
+  private nextRequest(state: SessionState, runSpent: boolean): StepEnd {
     if (budgetExhausted(state)) return idleEnd({ type: "budget_reached" });
+    if (runSpent) {
+      this.log.info("the parent's session_run_child run used its model requests; yielding");
+      return idleEnd({ type: "end_turn" });
+    }
     if (this.modelRequests >= this.deps.settings.maxModelRequestsPerWake) {
       this.log.warn("model request limit of one wake reached; yielding");
       return idleEnd({ type: "end_turn" });
@@ -396,6 +425,31 @@ class Wake {
       events: [{ type: "span.model_request_start", model: this.view.agent.model.id }],
       continues: true,
     };
+  }
+
+  /**
+   * Tells the workers holding the sessions a committed step stopped (a killed sub-session) to stop now.
+   * The stop is durable already, so a lost message only delays it to the end of that session's step.
+   */
+  private signalStops(results: Pick<CallResults, "stops">): void {
+    for (const stop of results.stops) {
+      try {
+        this.deps.bus.publishControl({ type: "interrupt", session_id: stop.session_id, event_id: stop.id });
+      } catch (error) {
+        this.log.warn({ err: error, event_id: stop.id }, "could not publish the interrupt control message");
+      }
+    }
+  }
+
+  /**
+   * Whether this sub-session made every model request its parent's open `session_run_child` run allows.
+   * Read at each step: a run may begin while the sub-session is mid-wake.
+   */
+  private async runSpent(): Promise<boolean> {
+    if (this.view.parentSessionId === null) return false;
+    const { tenantId, sessionId } = this.view;
+    const left = await childRunLeft(this.deps.db, { tenantId, sessionId });
+    return left !== null && left <= 0;
   }
 
   /** Commits `before` (and what is buffered) with the step's end; the new request's start, if any. */

@@ -1,9 +1,15 @@
-import { SessionModel, type ToolDefinition, WaitForSessionsInput } from "@wakeloop/contracts";
+import {
+  SessionModel,
+  SessionRunChildInput,
+  type ToolDefinition,
+  WaitForSessionsInput,
+} from "@wakeloop/contracts";
 import { z } from "zod";
+import { SPAWN_NAMES } from "../tool-names";
 import { type ManagedToolSpec, managedTool } from "./define";
 
 // Sub-sessions (personal-agent "Sub-Sessions"; openboa `session_delegate`, OpenClaw `sessions_spawn` as
-// aliases of `spawn_session`). A child is a real session; the orchestrator tells the parent when it
+// aliases of `spawn_session`, offered by naming profile). A child is a real session; the orchestrator tells the parent when it
 // finishes (`session.child_completed`) and answers the parent's `wait_for_sessions`.
 
 const SessionId = z.string().min(1).max(128);
@@ -82,8 +88,13 @@ const CHILD_ACTION = {
   executor: "inline",
 } satisfies Omit<ManagedToolSpec, "name" | "description" | "input" | "destructive">;
 
-/** The names other systems give `spawn_session`, with the same input and one implementation. */
-export const SPAWN_ALIASES = ["sessions_spawn", "session_delegate"] as const;
+/**
+ * The names other systems give `spawn_session`, with the same input and one implementation; the naming
+ * profile (`tool_names`) decides which one a model is offered.
+ */
+export const SPAWN_ALIASES: readonly string[] = Object.values(SPAWN_NAMES).filter(
+  (name) => name !== "spawn_session",
+);
 
 export const subSessionTools: ToolDefinition[] = [
   spawn("spawn_session", SPAWN_DESCRIPTION),
@@ -103,6 +114,28 @@ export const subSessionTools: ToolDefinition[] = [
     parallelism: { parallelSafe: true },
     pauses: "wait_for_sessions",
     // The session pauses on it (`requires_action`) and the orchestrator answers it when the children finish.
+    executor: "client",
+  }),
+  managedTool({
+    name: "session_run_child",
+    description:
+      "Advance one of your sub-sessions for a few bounded model requests (max_cycles) and wait for it, " +
+      "without its history entering yours: `message` first goes to it as a user message (without one, " +
+      "an idle sub-session is told to continue). This session pauses until the sub-session's turn ends, " +
+      "it waits on a person, finishes, or uses its cycles. Returns its summary: { session_id, " +
+      "relation_to_current, status (idle | requires_action | out_of_cycles | completed | error | " +
+      "archived | budget_reached | retries_exhausted), cycles_used, max_cycles, result, requires_action, " +
+      "outcome_status, promotion_ready, … }.",
+    input: SessionRunChildInput,
+    permissionPolicy: "always_allow",
+    effects: ["state"],
+    destructive: false,
+    idempotent: false,
+    interruptBehavior: "cancel",
+    group: "sessions",
+    parallelism: { parallelSafe: false, resourceKey: "sub_sessions" },
+    pauses: "run_child",
+    // The session pauses on it (`requires_action`); the orchestrator starts the run and answers it.
     executor: "client",
   }),
   managedTool({
