@@ -1,20 +1,34 @@
-import { type Duplex, PassThrough } from "node:stream";
+import { type Duplex, PassThrough, type Writable } from "node:stream";
 import type Docker from "dockerode";
 
-/** Browser processes run as the sandbox user, like commands: never as the agent's root. */
+// Processes the runner starts in a container by `docker exec` (the browser, its relays, MCP stdio
+// servers) rather than through the agent: they run as the sandbox user, like commands, never as the
+// agent's root.
+
 const SANDBOX_USER = "1000:1000";
-const ENV = ["HOME=/home/sandbox", "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"];
+export const EXEC_ENV = ["HOME=/home/sandbox", "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"];
 /** The most a one-shot exec may print: its output is a few lines, anything longer is not ours. */
 const MAX_OUTPUT_BYTES = 64 * 1024;
 
 export type ExecResult = { exitCode: number; stdout: string; stderr: string };
 
+export type ExecOptions = {
+  /** The process's whole environment (default `EXEC_ENV`). */
+  env?: string[];
+  workingDir?: string;
+};
+
 /** Runs `cmd` in the container as the sandbox user and collects its (bounded) output. */
-export async function execOnce(container: Docker.Container, cmd: string[]): Promise<ExecResult> {
+export async function execOnce(
+  container: Docker.Container,
+  cmd: string[],
+  options: ExecOptions = {},
+): Promise<ExecResult> {
   const exec = await container.exec({
     Cmd: cmd,
     User: SANDBOX_USER,
-    Env: ENV,
+    Env: options.env ?? EXEC_ENV,
+    ...(options.workingDir !== undefined && { WorkingDir: options.workingDir }),
     AttachStdout: true,
     AttachStderr: true,
   });
@@ -33,27 +47,31 @@ export async function execOnce(container: Docker.Container, cmd: string[]): Prom
 
 /**
  * Starts `cmd` in the container as the sandbox user with stdin and stdout attached, for a byte pipe:
- * what is written to `input` reaches its stdin, its stdout arrives on `output` (stderr is dropped).
+ * what is written to `input` reaches its stdin, its stdout arrives on `output`, its stderr on
+ * `options.stderr` (dropped without one). `exitCode()` asks Docker once the output has ended.
  */
 export async function execPipe(
   container: Docker.Container,
   cmd: string[],
-): Promise<{ input: Duplex; output: PassThrough }> {
+  options: ExecOptions & { stderr?: Writable } = {},
+): Promise<{ input: Duplex; output: PassThrough; exitCode(): Promise<number | null> }> {
   const exec = await container.exec({
     Cmd: cmd,
     User: SANDBOX_USER,
-    Env: ENV,
+    Env: options.env ?? EXEC_ENV,
+    ...(options.workingDir !== undefined && { WorkingDir: options.workingDir }),
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,
   });
   const stream = await exec.start({ hijack: true, stdin: true });
   const output = new PassThrough();
-  container.modem.demuxStream(stream, output, new PassThrough().resume());
+  container.modem.demuxStream(stream, output, options.stderr ?? new PassThrough().resume());
   stream.on("end", () => output.end());
   stream.on("close", () => output.end());
   stream.on("error", (error: Error) => output.destroy(error));
-  return { input: stream, output };
+  const exitCode = async () => (await exec.inspect()).ExitCode ?? null;
+  return { input: stream, output, exitCode };
 }
 
 function bounded(): { sink: PassThrough; text(): string } {
