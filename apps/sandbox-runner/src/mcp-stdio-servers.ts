@@ -18,7 +18,7 @@ export type McpFramePublisher = (attachment: string, frame: SandboxMcpFrame) => 
 /** Where a relative command or path in a server's arguments is resolved: the session's files. */
 const WORKING_DIR = "/workspace";
 /** The tail of a server's stderr kept for the message that says why it exited. */
-const STDERR_TAIL_CHARS = 2_000;
+const STDERR_TAIL_CHARS = 1_200;
 /** A line this long without a newline is not a JSON-RPC message anyone can use: it is dropped. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 

@@ -10,8 +10,7 @@ import {
   testPrefix,
 } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SandboxRunner, startSandboxService } from "./sandbox-service";
-import { RunnerFixture, silent, testEnvironment, testRunnerSettings } from "./testing/docker-fixture";
+import { RunnerFixture, testEnvironment } from "./testing/docker-fixture";
 
 // MCP stdio servers in a real hardened container, driven the way the harness worker drives them: the
 // SDK's Client over `SandboxMcpTransport`, through the runner's service on a real NATS. The server is
@@ -21,22 +20,13 @@ const TENANT = "tnt_mcp_stdio";
 const TOKEN = `tok_${randomBytes(8).toString("hex")}`;
 let fixture: RunnerFixture;
 let bus: Bus;
-let runner: SandboxRunner;
 let sandbox: SandboxClient;
 const sessionId = `sesn_mcp_${randomBytes(4).toString("hex")}`;
 
 beforeAll(async () => {
   fixture = await RunnerFixture.create();
   bus = await connectBus({ servers: testNatsUrl(), prefix: testPrefix(), name: "mcp-stdio-test" });
-  runner = await startSandboxService({
-    bus,
-    docker: fixture.docker,
-    runnerId: fixture.runnerId,
-    stateDir: fixture.stateDir,
-    idleStopMs: 600_000,
-    log: silent,
-    ...testRunnerSettings(),
-  });
+  await fixture.service(bus);
   sandbox = createSandboxClient(bus);
   const ensured = await sandbox.ensureSandbox({
     tenantId: TENANT,
@@ -47,9 +37,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await runner?.stop();
-  await bus?.close();
   await fixture?.cleanup();
+  await bus?.close();
 });
 
 function transport(overrides: { command?: string; env?: Record<string, string>; session?: string } = {}) {

@@ -83,6 +83,15 @@ export class WakeMcpClients {
   async list(signal: AbortSignal): Promise<McpServerListing[]> {
     return Promise.all(
       this.servers.map(async (server): Promise<McpServerListing> => {
+        // Provisioning the sandbox a stdio server runs in has its own bound (the sandbox client's):
+        // the listing's limit starts once it is there.
+        if (server.type === "stdio") {
+          try {
+            await this.ensureSandbox();
+          } catch (error) {
+            return { name: server.name, status: "unreachable", reason: describe(error).slice(0, 2_000) };
+          }
+        }
         const limit = AbortSignal.any([signal, AbortSignal.timeout(this.access.listTimeoutMs)]);
         try {
           const { client } = await this.connection(server, limit);
@@ -118,7 +127,7 @@ export class WakeMcpClients {
             limit.aborted && !signal.aborted
               ? `no answer within ${this.access.listTimeoutMs} ms`
               : describe(error);
-          return { name: server.name, status: "unreachable", reason };
+          return { name: server.name, status: "unreachable", reason: reason.slice(0, 2_000) };
         }
       }),
     );
@@ -255,11 +264,7 @@ export class WakeMcpClients {
    * at once), then the runner holding it starts the process or attaches to the running one.
    */
   private async stdioTransport(server: McpStdioServerSpec, env: Record<string, string>): Promise<Transport> {
-    if ("unavailable" in this.sandbox) {
-      throw new Error(`stdio MCP servers run in the session's sandbox, and ${this.sandbox.unavailable}`);
-    }
-    const { client, bus, sessionId, agentId, environment } = this.sandbox;
-    await client.ensureSandbox({ tenantId: this.tenantId, sessionId, environment, agentId });
+    const { client, bus, sessionId } = await this.ensureSandbox();
     return new SandboxMcpTransport(bus, client, {
       tenant_id: this.tenantId,
       session_id: sessionId,
@@ -268,6 +273,21 @@ export class WakeMcpClients {
       args: server.args,
       env,
     });
+  }
+
+  /** The session's sandbox, ensured like sandbox tools ensure it (a running one answers at once). */
+  private async ensureSandbox(): Promise<Exclude<McpSandbox, { unavailable: string }>> {
+    const sandbox = this.sandbox;
+    if ("unavailable" in sandbox) {
+      throw new Error(`stdio MCP servers run in the session's sandbox, and ${sandbox.unavailable}`);
+    }
+    const { client, sessionId, agentId, environment } = sandbox;
+    try {
+      await client.ensureSandbox({ tenantId: this.tenantId, sessionId, environment, agentId });
+    } catch (error) {
+      throw new Error(`the session's sandbox could not be provisioned: ${describe(error)}`, { cause: error });
+    }
+    return sandbox;
   }
 
   private drop(name: string): void {
