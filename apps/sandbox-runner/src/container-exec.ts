@@ -24,14 +24,7 @@ export async function execOnce(
   cmd: string[],
   options: ExecOptions = {},
 ): Promise<ExecResult> {
-  const exec = await container.exec({
-    Cmd: cmd,
-    User: SANDBOX_USER,
-    Env: options.env ?? EXEC_ENV,
-    ...(options.workingDir !== undefined && { WorkingDir: options.workingDir }),
-    AttachStdout: true,
-    AttachStderr: true,
-  });
+  const exec = await container.exec(execSpec(cmd, options, false));
   const stream = await exec.start({ hijack: true, stdin: false });
   const out = bounded();
   const err = bounded();
@@ -55,15 +48,7 @@ export async function execPipe(
   cmd: string[],
   options: ExecOptions & { stderr?: Writable } = {},
 ): Promise<{ input: Duplex; output: PassThrough; exitCode(): Promise<number | null> }> {
-  const exec = await container.exec({
-    Cmd: cmd,
-    User: SANDBOX_USER,
-    Env: options.env ?? EXEC_ENV,
-    ...(options.workingDir !== undefined && { WorkingDir: options.workingDir }),
-    AttachStdin: true,
-    AttachStdout: true,
-    AttachStderr: true,
-  });
+  const exec = await container.exec(execSpec(cmd, options, true));
   const stream = await exec.start({ hijack: true, stdin: true });
   const output = new PassThrough();
   container.modem.demuxStream(stream, output, options.stderr ?? new PassThrough().resume());
@@ -72,6 +57,18 @@ export async function execPipe(
   stream.on("error", (error: Error) => output.destroy(error));
   const exitCode = async () => (await exec.inspect()).ExitCode ?? null;
   return { input: stream, output, exitCode };
+}
+
+function execSpec(cmd: string[], options: ExecOptions, stdin: boolean): Docker.ExecCreateOptions {
+  return {
+    Cmd: cmd,
+    User: SANDBOX_USER,
+    Env: options.env ?? EXEC_ENV,
+    ...(options.workingDir !== undefined && { WorkingDir: options.workingDir }),
+    AttachStdin: stdin,
+    AttachStdout: true,
+    AttachStderr: true,
+  };
 }
 
 function bounded(): { sink: PassThrough; text(): string } {
