@@ -265,6 +265,7 @@ if (only.has("mcp")) {
   results.mcp_stdio = stdio;
   latency("mcp stdio: SDK client over docker exec -i, echo tool (ms)", stdio.directMs);
   latency("mcp stdio: platform path (NATS → runner → process stdin/stdout) (ms)", stdio.bridgedMs);
+  latency("mcp stdio: one bus round trip to the runner, for scale (ms)", stdio.busRoundTripMs);
   value(
     "  MCP stdio call overhead over a direct pipe, p50 / p99 (ms)",
     `${ms(stdio.overheadMs.p50)} / ${ms(stdio.overheadMs.p99)}`,

@@ -20,13 +20,16 @@ import { RunnerFixture, testEnvironment } from "../src/testing/docker-fixture";
  * ways, sequentially after a warm-up: the SDK's own StdioClientTransport over `docker exec -i` (the
  * floor: a process in the container, its stdio piped straight to the client), and the platform's path
  * (the SDK client over `SandboxMcpTransport`: an `mcp_send` request over NATS to the runner, written to
- * the process's stdin, the answer published back as a frame). The overhead is the difference.
+ * the process's stdin, the answer published back as a frame). The overhead is the difference; one bus
+ * round trip to the runner (`describe`, which does no work) is measured beside it for scale.
  */
 
 export interface McpStdioBenchResult {
   calls: number;
   directMs: LatencySummary;
   bridgedMs: LatencySummary;
+  /** A request/reply to the runner that does nothing (`describe`): the bus's share of the overhead. */
+  busRoundTripMs: LatencySummary;
   /** p50 and p99 of the bridged path minus those of the direct one. */
   overheadMs: { p50: number; p99: number };
 }
@@ -76,10 +79,12 @@ export async function runMcpStdioBench(options: { calls?: number } = {}): Promis
     const echo = (client: Client) => () => client.callTool({ name: "echo", arguments: { text: "bench" } });
     const directMs = await measureLatency(calls, echo(direct));
     const bridgedMs = await measureLatency(calls, echo(bridged));
+    const busRoundTripMs = await measureLatency(calls, () => sandbox.describe(sessionId));
     return {
       calls,
       directMs,
       bridgedMs,
+      busRoundTripMs,
       overheadMs: { p50: round2(bridgedMs.p50 - directMs.p50), p99: round2(bridgedMs.p99 - directMs.p99) },
     };
   } finally {
