@@ -9,6 +9,7 @@ import {
 } from "@wakeloop/contracts";
 import type Docker from "dockerode";
 import { EXEC_ENV, execOnce, execPipe } from "./container-exec";
+import { KeyedMutex } from "./keyed-mutex";
 import type { RunnerLog } from "./runner-log";
 import type { HeldSandbox } from "./sandbox-registry";
 
@@ -50,6 +51,8 @@ type ServerProcess = {
  */
 export class McpStdioServers {
   private readonly processes = new Map<string, Promise<ServerProcess>>();
+  /** Opens of one session's server run one at a time: two never start two processes. */
+  private readonly opening = new KeyedMutex();
 
   constructor(
     private readonly docker: Docker,
@@ -63,14 +66,22 @@ export class McpStdioServers {
    * Attaches `request.attachment` to the session's server, starting the process when none runs, it
    * died, its container changed or its launch differs. A previous attachment is told it was taken over.
    */
-  async open(sandbox: HeldSandbox, request: SandboxMcpOpenRequest): Promise<{ started: boolean }> {
+  open(sandbox: HeldSandbox, request: SandboxMcpOpenRequest): Promise<{ started: boolean }> {
+    const key = processKey(request.session_id, request.server);
+    return this.opening.run(key, () => this.openLocked(sandbox, key, request));
+  }
+
+  private async openLocked(
+    sandbox: HeldSandbox,
+    key: string,
+    request: SandboxMcpOpenRequest,
+  ): Promise<{ started: boolean }> {
     const containerId = sandbox.container?.id;
     if (sandbox.status !== "ready" || containerId === undefined) {
       throw new WakeloopError("sandbox_not_ready", "the sandbox is not running; ensure it first", {
         retryable: true,
       });
     }
-    const key = processKey(request.session_id, request.server);
     const launch = JSON.stringify([request.command, request.args, request.env]);
     let started = false;
     let running = await this.processes.get(key)?.catch(() => undefined);
