@@ -260,6 +260,17 @@ if (only.has("mcp")) {
     `${ms(mcp.overheadMs.p50)} / ${ms(mcp.overheadMs.p99)}`,
     "reported",
   );
+  const { runMcpStdioBench } = await import("../apps/sandbox-runner/bench/mcp-stdio-bench");
+  const stdio = await runMcpStdioBench(values.quick ? { calls: 100 } : {});
+  results.mcp_stdio = stdio;
+  latency("mcp stdio: SDK client over docker exec -i, echo tool (ms)", stdio.directMs);
+  latency("mcp stdio: platform path (NATS → runner → process stdin/stdout) (ms)", stdio.bridgedMs);
+  latency("mcp stdio: one bus round trip to the runner, for scale (ms)", stdio.busRoundTripMs);
+  value(
+    "  MCP stdio call overhead over a direct pipe, p50 / p99 (ms)",
+    `${ms(stdio.overheadMs.p50)} / ${ms(stdio.overheadMs.p99)}`,
+    "reported",
+  );
 }
 
 if (only.has("memory")) {

@@ -3,6 +3,10 @@ import {
   type SandboxEnsureRequest,
   type SandboxEnsureResponse,
   type SandboxExecuteResponse,
+  type SandboxMcpCloseRequest,
+  type SandboxMcpOpenRequest,
+  type SandboxMcpOpenResponse,
+  type SandboxMcpSendRequest,
   type SandboxProvisioning,
   type SandboxStatusNotice,
   type SandboxStatusValue,
@@ -15,6 +19,7 @@ import { SandboxBrowsers } from "./browser/sandbox-browsers";
 import { CallJournal } from "./call-journal";
 import type { ApprovalCheck } from "./committed-allow";
 import { KeyedMutex } from "./keyed-mutex";
+import { type McpFramePublisher, McpStdioServers } from "./mcp-stdio-servers";
 import type { RunnerLog } from "./runner-log";
 import { SandboxExecutor } from "./sandbox-executor";
 import { SandboxFirewall } from "./sandbox-firewall";
@@ -40,6 +45,10 @@ export type SandboxManagerOptions = {
   idleStopMs: number;
   log: RunnerLog;
   onStatus?: (notice: SandboxStatusNotice) => void;
+  /** Delivers MCP stdio servers' output to the attached worker; without one it is dropped. */
+  onMcpFrame?: McpFramePublisher;
+  /** The largest MCP frame the bus carries (NATS `max_payload` less headroom). */
+  mcpMaxFrameBytes?: number;
   /** The operator's bounds, checked again here at every ensure (the gateway checked them on save). */
   limits: SandboxLimits;
   /** Sandboxes one tenant may hold on this runner at once (running or stopped, until released). */
@@ -84,6 +93,7 @@ export class SandboxManager {
   private readonly executor: SandboxExecutor;
   private readonly teardown: SandboxTeardown;
   private readonly browsers: SandboxBrowsers;
+  private readonly mcp: McpStdioServers;
   private reaper: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: SandboxManagerOptions) {
@@ -96,6 +106,12 @@ export class SandboxManager {
     this.firewall = new SandboxFirewall(runnerId, options.dnsServers);
     this.workspaces = new WorkspaceDisks(options.stateDir, log);
     this.browsers = new SandboxBrowsers(docker, log);
+    this.mcp = new McpStdioServers(
+      docker,
+      log,
+      options.onMcpFrame ?? (() => undefined),
+      options.mcpMaxFrameBytes ?? 1024 * 1024 - 4096,
+    );
     const networks = new SandboxNetworks(docker, runnerId, this.firewall);
     const provision = {
       docker,
@@ -138,6 +154,7 @@ export class SandboxManager {
       lock: this.lock,
       idleStopMs: options.idleStopMs,
       browsers: this.browsers,
+      mcp: this.mcp,
       log,
     });
   }
@@ -161,6 +178,7 @@ export class SandboxManager {
     this.status.stop();
     await this.pool.drain();
     await this.browsers.stop();
+    await this.mcp.stop();
     for (const sandbox of this.registry.all()) {
       await this.shells.save(sandbox.binding.session_id, sandbox.container).catch(() => undefined);
       sandbox.container?.channel?.close();
@@ -226,6 +244,23 @@ export class SandboxManager {
   /** Stops sandboxes idle past `idleStopMs`; their next call or ensure starts them again. */
   stopIdle(now = Date.now()): Promise<void> {
     return this.teardown.stopIdle(now);
+  }
+
+  /** Attaches a worker's MCP client to the session's stdio server, started in its container if needed. */
+  mcpOpen(request: SandboxMcpOpenRequest): Promise<SandboxMcpOpenResponse> {
+    const sandbox = this.registry.held(request.session_id, request.tenant_id);
+    sandbox.lastUsedAt = Date.now();
+    return this.mcp.open(sandbox, request);
+  }
+
+  mcpSend(request: SandboxMcpSendRequest): Promise<void> {
+    this.registry.held(request.session_id, request.tenant_id);
+    return this.mcp.send(request);
+  }
+
+  mcpClose(request: SandboxMcpCloseRequest): Promise<boolean> {
+    this.registry.held(request.session_id, request.tenant_id);
+    return this.mcp.close(request);
   }
 
   describe(sessionId: string): SandboxDescribeResponse {

@@ -1,7 +1,15 @@
 import type { Bus, ServiceHandle } from "@wakeloop/bus";
-import { type SandboxStatusNotice, SubstrateChangedNotice, WakeloopError } from "@wakeloop/contracts";
+import {
+  type SandboxMcpCloseRequest,
+  type SandboxMcpOpenRequest,
+  type SandboxMcpSendRequest,
+  type SandboxStatusNotice,
+  SubstrateChangedNotice,
+  WakeloopError,
+} from "@wakeloop/contracts";
 import {
   pinnedSandboxService,
+  sandboxMcpSubject,
   sandboxService,
   sandboxStatusSubject,
   substrateChangedSubject,
@@ -36,7 +44,20 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     }
     log.info({ sessionId: notice.session_id, status: notice.status, error: notice.error }, "sandbox status");
   };
-  const manager = new SandboxManager({ ...managerOptions, onStatus: publishStatus });
+  const manager = new SandboxManager({
+    ...managerOptions,
+    onStatus: publishStatus,
+    onMcpFrame: (attachment, frame) => {
+      try {
+        bus.nc.publish(sandboxMcpSubject(bus.subjects.prefix, attachment), JSON.stringify(frame));
+      } catch (error) {
+        // The worker's request then times out, which its MCP client reports.
+        log.warn({ err: error, attachment }, "could not publish an MCP stdio frame");
+      }
+    },
+    // Room for the frame's envelope within what the server accepts.
+    ...(bus.nc.info !== undefined && { mcpMaxFrameBytes: bus.nc.info.max_payload - 4096 }),
+  });
   await manager.start();
 
   const held = (sessionId: string) => {
@@ -60,6 +81,12 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
       released: await manager.release(request.session_id, request.tenant_id),
     }),
     describe: async (request: { session_id: string }) => manager.describe(request.session_id),
+    mcp_open: (request: SandboxMcpOpenRequest) => manager.mcpOpen(request),
+    mcp_send: async (request: SandboxMcpSendRequest) => {
+      await manager.mcpSend(request);
+      return { sent: true as const };
+    },
+    mcp_close: async (request: SandboxMcpCloseRequest) => ({ closed: await manager.mcpClose(request) }),
   };
   const handles: ServiceHandle[] = [
     bus.serve(sandboxService, handlers),

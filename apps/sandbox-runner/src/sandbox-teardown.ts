@@ -2,6 +2,7 @@ import type Docker from "dockerode";
 import type { SandboxBrowsers } from "./browser/sandbox-browsers";
 import type { KeyedMutex } from "./keyed-mutex";
 import { sessionContainerName } from "./labels";
+import type { McpStdioServers } from "./mcp-stdio-servers";
 import type { RunnerLog } from "./runner-log";
 import { removeContainer } from "./sandbox-container";
 import type { SandboxNetworks } from "./sandbox-network";
@@ -26,6 +27,8 @@ export type SandboxTeardownDeps = {
   idleStopMs: number;
   /** A session's browser connection goes with its container. */
   browsers: SandboxBrowsers;
+  /** The sessions' MCP stdio servers: they die with the container. */
+  mcp: McpStdioServers;
   log: RunnerLog;
 };
 
@@ -47,6 +50,7 @@ export class SandboxTeardown {
       if (sandbox) sandbox.status = "closed";
       sandbox?.container?.channel?.close();
       await this.deps.browsers.forget(sessionId);
+      await this.deps.mcp.forget(sessionId);
       await removeContainer(docker, sessionContainerName(this.deps.runnerId, sessionId));
       if (binding) {
         await removeContainer(docker, binding.container_id);
@@ -72,6 +76,7 @@ export class SandboxTeardown {
           await shells.save(sessionId, sandbox.container).catch(() => undefined);
           sandbox.status = "closed";
           await this.deps.browsers.forget(sessionId);
+          await this.deps.mcp.forget(sessionId);
           await sandbox.container?.stop();
           status.notify(sandbox.binding.tenant_id, sessionId, "closed", []);
         })

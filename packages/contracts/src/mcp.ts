@@ -116,22 +116,59 @@ function checkToolSettings(
   });
 }
 
+/** One tool call, from request to result; listing the tools has its own platform limit. */
+const callTimeoutMs = z.number().int().min(100).max(600_000).default(60_000);
+
 /**
  * An MCP server over streamable HTTP, reached by the harness worker through the egress guard. Header
  * values come only from the vault, so a spec (stored, versioned, shown by the API) never holds a secret.
  */
-export const McpServerSpec = z
+export const McpUrlServerSpec = z
   .strictObject({
     type: z.literal("url"),
     name: McpServerName,
     url: z.url({ protocol: /^https?$/, error: "an http(s) URL" }),
     headers: McpHeaders.default({}),
     ...mcpToolSettings,
-    /** One tool call, from request to result; listing the tools has its own platform limit. */
-    call_timeout_ms: z.number().int().min(100).max(600_000).default(60_000),
+    call_timeout_ms: callTimeoutMs,
   })
   .superRefine(checkToolSettings);
+export type McpUrlServerSpec = z.infer<typeof McpUrlServerSpec>;
+
+const noNul = (value: string) => !value.includes("\0");
+const EnvName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "environment variable names are shell names");
+
+/**
+ * An MCP server over stdio, run inside the session's sandbox as the sandbox user: `command` (found on
+ * the image's PATH, or a path) with `args`, its stdin/stdout carrying newline-delimited JSON-RPC.
+ * Environment values come only from the vault, like HTTP headers.
+ */
+export const McpStdioServerSpec = z
+  .strictObject({
+    type: z.literal("stdio"),
+    name: McpServerName,
+    command: z.string().min(1).max(1_024).refine(noNul, "a command holds no NUL character"),
+    args: z
+      .array(z.string().max(4_096).refine(noNul, "an argument holds no NUL character"))
+      .max(64)
+      .default([]),
+    env: z.record(EnvName, VaultSecretRef).default({}),
+    ...mcpToolSettings,
+    call_timeout_ms: callTimeoutMs,
+  })
+  .superRefine(checkToolSettings);
+export type McpStdioServerSpec = z.infer<typeof McpStdioServerSpec>;
+
+/** An attached MCP server: over streamable HTTP (`url`) or over stdio in the sandbox (`stdio`). */
+export const McpServerSpec = z.discriminatedUnion("type", [McpUrlServerSpec, McpStdioServerSpec]);
 export type McpServerSpec = z.infer<typeof McpServerSpec>;
+
+/** The vault references of a server: what connecting to it opens, and what `vault_list` reports. */
+export function mcpServerSecrets(server: McpServerSpec): VaultSecretRef[] {
+  return Object.values(server.type === "url" ? server.headers : server.env);
+}
 
 /** The servers of an agent or an environment: names unique, so tool names are. */
 export const McpServers = z

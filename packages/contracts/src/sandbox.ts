@@ -5,6 +5,7 @@ import { SandboxStatusValue } from "./events";
 import { Id, Timestamp } from "./ids";
 import { SandboxToolName } from "./sandbox-tools";
 
+export * from "./sandbox-mcp";
 export * from "./sandbox-tools";
 
 // RPC messages of the `sandbox` NATS service (actions ensure, execute, release, describe).

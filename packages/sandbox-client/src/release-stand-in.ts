@@ -18,6 +18,9 @@ export function serveReleaseStandIn(
     execute: unused,
     cancel: unused,
     describe: unused,
+    mcp_open: unused,
+    mcp_send: unused,
+    mcp_close: unused,
     release: async (request) => {
       requests.push(request);
       return answer();

@@ -4,6 +4,10 @@ import {
   type SandboxDescribeResponse,
   type SandboxEnsureResponse,
   type SandboxExecuteResponse,
+  type SandboxMcpCloseRequest,
+  type SandboxMcpOpenRequest,
+  type SandboxMcpOpenResponse,
+  type SandboxMcpSendRequest,
   type SandboxReleaseResponse,
   type SandboxToolName,
   WakeloopError,
@@ -50,6 +54,15 @@ export interface SandboxClient {
   /** Removes the session's container, workspace and records (session terminated). */
   release(sessionId: string, tenantId?: string): Promise<SandboxReleaseResponse>;
   describe(sessionId: string): Promise<SandboxDescribeResponse>;
+  /**
+   * Attaches to the session's MCP stdio server process (started when none runs) on the runner holding
+   * the sandbox; its output arrives on `sandboxMcpSubject(attachment)`. Ensure the sandbox first.
+   */
+  mcpOpen(request: SandboxMcpOpenRequest): Promise<SandboxMcpOpenResponse>;
+  /** Writes one JSON-RPC message to the attached process's stdin. */
+  mcpSend(request: SandboxMcpSendRequest): Promise<void>;
+  /** Detaches; the process keeps running for the session's next attachment. */
+  mcpClose(request: SandboxMcpCloseRequest): Promise<void>;
 }
 
 type Route = { runnerId: string; timeoutMs: number };
@@ -149,6 +162,19 @@ export function createSandboxClient(
 
     describe(sessionId) {
       return bus.request(serviceFor(sessionId), "describe", { session_id: sessionId });
+    },
+
+    mcpOpen(request) {
+      // Starting a process is a `docker exec` or two: seconds on a loaded host.
+      return bus.request(serviceFor(request.session_id), "mcp_open", request, { timeoutMs: 30_000 });
+    },
+
+    async mcpSend(request) {
+      await bus.request(serviceFor(request.session_id), "mcp_send", request, { timeoutMs: 15_000 });
+    },
+
+    async mcpClose(request) {
+      await bus.request(serviceFor(request.session_id), "mcp_close", request, { timeoutMs: 5_000 });
     },
   };
 }

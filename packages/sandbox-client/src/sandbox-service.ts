@@ -8,6 +8,12 @@ import {
   SandboxEnsureResponse,
   SandboxExecuteRequest,
   SandboxExecuteResponse,
+  SandboxMcpCloseRequest,
+  SandboxMcpCloseResponse,
+  SandboxMcpOpenRequest,
+  SandboxMcpOpenResponse,
+  SandboxMcpSendRequest,
+  SandboxMcpSendResponse,
   SandboxReleaseRequest,
   SandboxReleaseResponse,
   type SubstrateChangedNotice,
@@ -19,6 +25,9 @@ const actions = {
   cancel: { request: SandboxCancelRequest, response: SandboxCancelResponse },
   release: { request: SandboxReleaseRequest, response: SandboxReleaseResponse },
   describe: { request: SandboxDescribeRequest, response: SandboxDescribeResponse },
+  mcp_open: { request: SandboxMcpOpenRequest, response: SandboxMcpOpenResponse },
+  mcp_send: { request: SandboxMcpSendRequest, response: SandboxMcpSendResponse },
+  mcp_close: { request: SandboxMcpCloseRequest, response: SandboxMcpCloseResponse },
 };
 
 /**
@@ -39,6 +48,14 @@ export function pinnedSandboxService(runnerId: string) {
 /** Core-NATS subject of sandbox status notices (`SandboxStatusNotice`). */
 export function sandboxStatusSubject(prefix: string, sessionId: string): string {
   return `${prefix}.sandbox.status.${sessionId}`;
+}
+
+/**
+ * Core-NATS subject of one MCP stdio attachment's `SandboxMcpFrame`s: what the server process in the
+ * sandbox wrote, published by the runner holding it to the worker that opened the attachment.
+ */
+export function sandboxMcpSubject(prefix: string, attachment: string): string {
+  return `${prefix}.sandbox.mcp.${attachment}`;
 }
 
 /**

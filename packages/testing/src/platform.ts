@@ -8,6 +8,7 @@ import { connectBus } from "@wakeloop/bus";
 import type { SessionEvent } from "@wakeloop/contracts";
 import { type FakeModelServer, type Script, startFakeModelServer } from "@wakeloop/fake-model";
 import type Docker from "dockerode";
+import { sql } from "kysely";
 import { AppProcess, defaultRunMode, entryArgs, type RunMode } from "./app-process";
 import { createTestDatabase, type TestDatabase } from "./database";
 import { labelledContainers, removeLabelled, requireDocker } from "./docker";
@@ -289,6 +290,41 @@ export class Platform {
   async send(sessionId: string, ...events: unknown[]): Promise<void> {
     const sent = await this.request("POST", `/v1/sessions/${sessionId}/events`, { events });
     if (sent.status !== 202) throw new Error(`events: ${sent.status} ${JSON.stringify(sent.body)}`);
+  }
+
+  /** Sends client events, waits for the session to go idle with `stop`, and returns the events since. */
+  async turn(
+    sessionId: string,
+    events: unknown[],
+    stop = "end_turn",
+    timeoutMs = 60_000,
+  ): Promise<SessionEvent[]> {
+    const before = (await this.events(sessionId)).at(-1)?.seq ?? 0;
+    await this.send(sessionId, ...events);
+    await this.waitForIdle(sessionId, stop, before, timeoutMs);
+    return (await this.events(sessionId)).filter((event) => event.seq > before);
+  }
+
+  /**
+   * Where `secret` shows up in what the platform keeps (events, the ledger, spans) or logged (every
+   * app's records and stderr): what a vault value must never reach. Empty when it is nowhere.
+   */
+  async secretFoundIn(secret: string): Promise<string[]> {
+    const like = `%${secret}%`;
+    const { rows } = await sql<{ events: number; ledger: number; spans: number }>`
+      SELECT (SELECT count(*) FROM session_events WHERE body::text LIKE ${like}) AS events,
+             (SELECT count(*) FROM tool_calls WHERE input::text LIKE ${like} OR result::text LIKE ${like}) AS ledger,
+             (SELECT count(*) FROM spans WHERE attributes::text LIKE ${like} OR events::text LIKE ${like}) AS spans`.execute(
+      this.db,
+    );
+    const found = Object.entries(rows[0] ?? {})
+      .filter(([, count]) => Number(count) > 0)
+      .map(([table]) => table);
+    for (const [name, app] of this.apps) {
+      if (JSON.stringify(app.records).includes(secret) || app.stderr.includes(secret))
+        found.push(`${name} logs`);
+    }
+    return found;
   }
 
   async events(sessionId: string): Promise<SessionEvent[]> {

@@ -1,4 +1,4 @@
-import { McpServerSpec, McpServers, ToolName, type ToolPolicy } from "@wakeloop/contracts";
+import { McpServers, McpUrlServerSpec, mcpServerSecrets, ToolName, type ToolPolicy } from "@wakeloop/contracts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mcpToolDefinitions, mcpToolName, reservedToolNameProblem, sessionMcpServers } from "./mcp-tools";
@@ -7,7 +7,7 @@ import { sessionEffectiveTools } from "./session-tools";
 import { mcpSession, platformSettings } from "./test-context";
 
 const server = (fields: Record<string, unknown> = {}) =>
-  McpServerSpec.parse({ type: "url", name: "crm", url: "https://mcp.example.com/mcp", ...fields });
+  McpUrlServerSpec.parse({ type: "url", name: "crm", url: "https://mcp.example.com/mcp", ...fields });
 
 describe("MCP server specs", () => {
   it("default to always_ask with no headers, and reject what would break tool names or leak secrets", () => {
@@ -35,7 +35,48 @@ describe("MCP server specs", () => {
     expect(problems([server(), server()])).toEqual([
       '1.name: two MCP servers are named "crm"; names must be unique',
     ]);
-    expect(problems([{ type: "stdio", name: "crm", command: "npx" }])).not.toEqual([]);
+    expect(problems([{ type: "ws", name: "crm", url: "wss://x.test" }])).toHaveLength(1);
+  });
+
+  it("take stdio servers with a command, arguments and an environment from the vault only", () => {
+    const parsed = McpServers.parse([
+      {
+        type: "stdio",
+        name: "files",
+        command: "node",
+        args: ["server.js"],
+        env: { TOKEN: { secret: "tok" } },
+      },
+    ]);
+    expect(parsed[0]).toEqual({
+      type: "stdio",
+      name: "files",
+      command: "node",
+      args: ["server.js"],
+      env: { TOKEN: { secret: "tok" } },
+      default_config: { enabled: true },
+      configs: [],
+      call_timeout_ms: 60_000,
+    });
+    expect(parsed[0] && mcpServerSecrets(parsed[0])).toEqual([{ secret: "tok" }]);
+    expect(McpServers.parse([{ type: "stdio", name: "bare", command: "srv" }])[0]).toMatchObject({
+      args: [],
+      env: {},
+    });
+    const problems = (value: unknown) =>
+      McpServers.safeParse([
+        { type: "stdio", name: "files", command: "node", ...(value as object) },
+      ]).error?.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) ?? [];
+    expect(problems({ command: "" })).toEqual([
+      "0.command: Too small: expected string to have >=1 characters",
+    ]);
+    expect(problems({ command: "no\0de" })).toEqual(["0.command: a command holds no NUL character"]);
+    expect(problems({ args: ["a", "b\0"] })).toEqual(["0.args.1: an argument holds no NUL character"]);
+    // A secret written inline is refused: environment values are vault references, like headers.
+    expect(problems({ env: { TOKEN: "s3cret" } })).toHaveLength(1);
+    expect(problems({ env: { TOKEN: "s3cret" } })[0]).toMatch(/^0\.env\.TOKEN: /);
+    expect(problems({ env: { "BAD-NAME": { secret: "tok" } } })[0]).toMatch(/^0\.env\.BAD-NAME: /);
+    expect(problems({ url: "https://x.test" })).toEqual(['0: Unrecognized key: "url"']);
   });
 });
 
@@ -277,7 +318,7 @@ describe("mcpToolDefinitions", () => {
       [server()],
       [server({ url: "https://other.test/mcp" }), server({ name: "docs" })],
     );
-    expect(shadowed.servers.map((entry) => [entry.name, entry.url])).toEqual([
+    expect(shadowed.servers.map((entry) => [entry.name, entry.type === "url" && entry.url])).toEqual([
       ["crm", "https://mcp.example.com/mcp"],
       ["docs", "https://mcp.example.com/mcp"],
     ]);

@@ -1,3 +1,4 @@
+import { mcpServerSecrets } from "@wakeloop/contracts";
 import { listVaultSecrets } from "@wakeloop/provider-credentials";
 import { sessionMcpServers } from "@wakeloop/tool-runtime";
 import type { ToolContext } from "./tool-context";
@@ -13,7 +14,7 @@ export async function runVaultList(ctx: ToolContext): Promise<ToolOutcome> {
   const { servers } = sessionMcpServers(view.agent.mcp_servers, view.environment?.spec.mcp_servers ?? []);
   const usedBy = (secret: string) =>
     servers
-      .filter((server) => Object.values(server.headers).some((ref) => ref.secret === secret))
+      .filter((server) => mcpServerSecrets(server).some((ref) => ref.secret === secret))
       .map((server) => server.name);
   const stored = new Set(secrets.map((secret) => secret.name));
   return jsonOutcome({
@@ -23,7 +24,7 @@ export async function runVaultList(ctx: ToolContext): Promise<ToolOutcome> {
       updated_at: secret.updated_at,
     })),
     missing: servers.flatMap((server) =>
-      Object.values(server.headers)
+      mcpServerSecrets(server)
         .filter((ref) => !stored.has(ref.secret))
         .map((ref) => ({ server: server.name, secret: ref.secret })),
     ),

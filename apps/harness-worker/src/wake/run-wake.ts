@@ -149,7 +149,14 @@ async function leasedWake(
     );
     // The MCP servers' tools are listed while the history is read; the effective tools of every
     // request of this wake are computed from the listing committed with its start (invariant 6).
-    mcp = wakeMcpClients(deps.mcp, job.tenant_id, specs);
+    mcp = wakeMcpClients(deps.mcp, {
+      tenantId: job.tenant_id,
+      sessionId: job.session_id,
+      agentId: lease.session.agent_id,
+      specs,
+      sandbox: deps.sandbox,
+      bus: deps.bus,
+    });
     const listing = mcp?.list(interrupt.signal) ?? Promise.resolve(null);
     const known = deps.histories.take(job.session_id, lease.session.last_seq);
     const memory = loadWakeMemory(

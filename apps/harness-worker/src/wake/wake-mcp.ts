@@ -1,17 +1,39 @@
+import type { Bus } from "@wakeloop/bus";
 import type { McpServerListing } from "@wakeloop/contracts";
 import type { NewEvent } from "@wakeloop/db";
+import type { SandboxClient } from "@wakeloop/sandbox-client";
 import { sessionMcpServers, stableStringify } from "@wakeloop/tool-runtime";
 import type { SessionSpecs } from "../session/load-session";
-import { type McpAccess, WakeMcpClients } from "../tools/mcp/mcp-clients";
+import { type McpAccess, type McpSandbox, WakeMcpClients } from "../tools/mcp/mcp-clients";
+
+/** The session whose wake this is: its servers, and the sandbox its stdio servers run in. */
+export interface WakeMcpSession {
+  tenantId: string;
+  sessionId: string;
+  agentId: string;
+  specs: SessionSpecs;
+  sandbox: SandboxClient | null;
+  bus: Pick<Bus, "nc" | "subjects">;
+}
 
 /** The wake's MCP clients, or null when neither the agent nor the environment attaches a server. */
-export function wakeMcpClients(
-  access: McpAccess,
-  tenantId: string,
-  specs: SessionSpecs,
-): WakeMcpClients | null {
+export function wakeMcpClients(access: McpAccess, session: WakeMcpSession): WakeMcpClients | null {
+  const { specs } = session;
   const { servers } = sessionMcpServers(specs.agent.mcp_servers, specs.environment?.spec.mcp_servers ?? []);
-  return servers.length === 0 ? null : new WakeMcpClients(access, tenantId, servers);
+  if (servers.length === 0) return null;
+  const sandbox: McpSandbox =
+    session.sandbox === null
+      ? { unavailable: "this platform runs no sandboxes (the worker's SANDBOX_ENABLED is off)" }
+      : specs.environment === null
+        ? { unavailable: "the session has no environment, so no sandbox" }
+        : {
+            client: session.sandbox,
+            bus: session.bus,
+            sessionId: session.sessionId,
+            agentId: session.agentId,
+            environment: specs.environment.spec.config,
+          };
+  return new WakeMcpClients(access, session.tenantId, servers, sandbox);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { WakeloopError } from "@wakeloop/contracts";
 import type Docker from "dockerode";
-import { execOnce } from "./container-exec";
+import { execOnce } from "../container-exec";
 
 // Chromium inside the sandbox: Debian's package in the browser image (infra/sandbox-image.sh browser),
 // started as the sandbox user on the container's own loopback, where only the sandbox can reach its

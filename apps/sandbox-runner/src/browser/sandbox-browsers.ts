@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { WakeloopError } from "@wakeloop/contracts";
 import type Docker from "dockerode";
 import { type Browser, type CDPSession, chromium, type Page } from "playwright-core";
+import { execPipe } from "../container-exec";
 import { sessionKey } from "../labels";
 import type { RunnerLog } from "../runner-log";
 import { type ChromiumEndpoint, startChromium, stopChromium } from "./chromium-process";
-import { execPipe } from "./container-exec";
 
 /** The viewport every page gets, and so the size of a viewport screenshot. */
 export const VIEWPORT = { width: 1280, height: 720 } as const;

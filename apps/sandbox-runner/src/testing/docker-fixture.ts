@@ -13,6 +13,7 @@ import type { RunnerLog } from "../runner-log";
 import { SandboxFirewall } from "../sandbox-firewall";
 import { SandboxManager, type SandboxManagerOptions } from "../sandbox-manager";
 import { SandboxNetworks } from "../sandbox-network";
+import { type SandboxRunner, type SandboxServiceOptions, startSandboxService } from "../sandbox-service";
 import { loopBackingFiles, mountPoints, WorkspaceDisks } from "../workspace-disks";
 import { testApprovals } from "./session-driver";
 
@@ -46,6 +47,7 @@ export function testRunnerSettings() {
 export class RunnerFixture {
   readonly statuses: SandboxStatusNotice[] = [];
   readonly managers: SandboxManager[] = [];
+  readonly runners: SandboxRunner[] = [];
 
   private constructor(
     readonly docker: Docker,
@@ -73,6 +75,25 @@ export class RunnerFixture {
     await manager.start();
     this.managers.push(manager);
     return manager;
+  }
+
+  /** This runner on the bus (`startSandboxService`), stopped by `cleanup`. */
+  async service(
+    bus: SandboxServiceOptions["bus"],
+    options: Partial<SandboxServiceOptions> = {},
+  ): Promise<SandboxRunner> {
+    const runner = await startSandboxService({
+      bus,
+      docker: this.docker,
+      runnerId: this.runnerId,
+      stateDir: this.stateDir,
+      idleStopMs: 600_000,
+      log: silent,
+      ...testRunnerSettings(),
+      ...options,
+    });
+    this.runners.push(runner);
+    return runner;
   }
 
   /** What provisioning outside a manager needs (benchmarks, orphans made by hand). */
@@ -109,6 +130,7 @@ export class RunnerFixture {
   }
 
   async cleanup(): Promise<void> {
+    for (const runner of this.runners) await runner.stop().catch(() => undefined);
     for (const manager of this.managers) await manager.stop().catch(() => undefined);
     await removeLabelled(this.docker, { [LABEL.runner]: this.runnerId });
     // Networks, then the firewall rules, that carry this runner id: the containers are gone by now.

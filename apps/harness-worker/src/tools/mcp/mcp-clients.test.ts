@@ -151,6 +151,33 @@ describe("WakeMcpClients", () => {
     await clients.close();
   });
 
+  it("reports a stdio server as unreachable when the session has no sandbox, starting nothing", async () => {
+    const stdio = McpServerSpec.parse({ type: "stdio", name: "files", command: "node", args: ["server.js"] });
+    const clients = new WakeMcpClients(access, "tnt_mcp", [stdio, server()], {
+      unavailable: "the session has no environment, so no sandbox",
+    });
+    const [files, http] = await clients.list(never);
+    expect(files).toEqual({
+      name: "files",
+      status: "unreachable",
+      reason:
+        "stdio MCP servers run in the session's sandbox, and the session has no environment, so no sandbox",
+    });
+    // The other servers of the session are listed as usual.
+    expect(http?.status).toBe("ready");
+    const call = await clients.call("files", { tool: "echo", input: {}, idempotent: true }, never);
+    expect(call).toMatchObject({
+      isError: true,
+      content: [
+        {
+          type: "text",
+          text: 'MCP server "files": could not connect: stdio MCP servers run in the session\'s sandbox, and the session has no environment, so no sandbox',
+        },
+      ],
+    });
+    await clients.close();
+  });
+
   it("retries an idempotent call on a new connection when the server restarts under it", async () => {
     const clients = new WakeMcpClients(access, "tnt_mcp", [server()]);
     const running = clients.call("fixture", { tool: "slow", input: { ms: 1_500 }, idempotent: true }, never);

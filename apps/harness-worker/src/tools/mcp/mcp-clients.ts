@@ -3,11 +3,23 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { McpListedTool, McpServerListing, McpServerSpec } from "@wakeloop/contracts";
+import type { Bus } from "@wakeloop/bus";
+import {
+  type EnvironmentConfig,
+  type McpListedTool,
+  type McpServerListing,
+  type McpServerSpec,
+  type McpStdioServerSpec,
+  mcpServerSecrets,
+  type VaultSecretRef,
+  WakeloopError,
+} from "@wakeloop/contracts";
 import type { Database } from "@wakeloop/db";
 import { type Fetch, findEgressError } from "@wakeloop/egress";
 import { type CredentialCipher, openVaultSecrets } from "@wakeloop/provider-credentials";
+import { type SandboxClient, SandboxMcpTransport } from "@wakeloop/sandbox-client";
 import type { Kysely } from "kysely";
 import type { ToolOutcome } from "../tool-outcome";
 import { errorOutcome } from "../tool-outcome";
@@ -23,10 +35,27 @@ export interface McpAccess {
   listTimeoutMs: number;
 }
 
+/**
+ * Where the session's stdio servers run: its sandbox, ensured the way sandbox tools ensure it and
+ * reached through the runner holding it; or why there is none.
+ */
+export type McpSandbox =
+  | {
+      client: SandboxClient;
+      bus: Pick<Bus, "nc" | "subjects">;
+      sessionId: string;
+      agentId: string;
+      environment: EnvironmentConfig;
+    }
+  | { unavailable: string };
+
 const CLIENT_INFO = { name: "wakeloop-harness", version: "0.1.0" };
 
 /** The server went away under a call (closed connection, restart): the call's outcome is unknown. */
 class McpConnectionLost extends Error {}
+
+/** The runner refused the message (the stdio server had exited): the call never reached a server. */
+class McpNotSent extends Error {}
 
 interface Connection {
   client: Client;
@@ -47,12 +76,22 @@ export class WakeMcpClients {
     private readonly access: McpAccess,
     private readonly tenantId: string,
     private readonly servers: readonly McpServerSpec[],
+    private readonly sandbox: McpSandbox = { unavailable: "this worker runs no sandboxes" },
   ) {}
 
   /** Lists every server's tools, side by side; a server that does not answer is `unreachable` with why. */
   async list(signal: AbortSignal): Promise<McpServerListing[]> {
     return Promise.all(
       this.servers.map(async (server): Promise<McpServerListing> => {
+        // Provisioning the sandbox a stdio server runs in has its own bound (the sandbox client's):
+        // the listing's limit starts once it is there.
+        if (server.type === "stdio") {
+          try {
+            await this.ensureSandbox();
+          } catch (error) {
+            return { name: server.name, status: "unreachable", reason: describe(error).slice(0, 2_000) };
+          }
+        }
         const limit = AbortSignal.any([signal, AbortSignal.timeout(this.access.listTimeoutMs)]);
         try {
           const { client } = await this.connection(server, limit);
@@ -88,7 +127,7 @@ export class WakeMcpClients {
             limit.aborted && !signal.aborted
               ? `no answer within ${this.access.listTimeoutMs} ms`
               : describe(error);
-          return { name: server.name, status: "unreachable", reason };
+          return { name: server.name, status: "unreachable", reason: reason.slice(0, 2_000) };
         }
       }),
     );
@@ -112,7 +151,7 @@ export class WakeMcpClients {
       return await this.callOnce(server, call, signal);
     } catch (error) {
       if (signal.aborted) throw error;
-      if (error instanceof McpConnectionLost && call.idempotent) {
+      if (error instanceof McpNotSent || (error instanceof McpConnectionLost && call.idempotent)) {
         try {
           return await this.callOnce(server, call, signal);
         } catch (retryError) {
@@ -159,6 +198,10 @@ export class WakeMcpClients {
       };
     } catch (error) {
       if (signal.aborted) throw error;
+      if (error instanceof WakeloopError && NOT_SENT.has(error.code)) {
+        this.drop(server.name);
+        throw new McpNotSent(error.message);
+      }
       if (connection.broken.signal.aborted || isTransportFailure(error)) {
         this.drop(server.name);
         throw new McpConnectionLost(describe(connection.broken.signal.reason ?? error));
@@ -178,32 +221,73 @@ export class WakeMcpClients {
   }
 
   private async connect(server: McpServerSpec, signal: AbortSignal): Promise<Connection> {
-    const refs = Object.values(server.headers).map((ref) => ref.secret);
-    const secrets = await openVaultSecrets(this.access.db, this.access.cipher, this.tenantId, refs);
-    const headers = Object.fromEntries(
-      Object.entries(server.headers).map(([name, ref]) => [
-        name,
-        `${ref.prefix ?? ""}${secrets.get(ref.secret)}`,
-      ]),
+    const secrets = await openVaultSecrets(
+      this.access.db,
+      this.access.cipher,
+      this.tenantId,
+      mcpServerSecrets(server).map((ref) => ref.secret),
     );
-    const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-      fetch: this.access.fetch,
-      requestInit: { headers },
-      // A dropped stream is not resumed: the call fails fast and the next one reconnects.
-      reconnectionOptions: {
-        maxRetries: 0,
-        initialReconnectionDelay: 0,
-        maxReconnectionDelay: 0,
-        reconnectionDelayGrowFactor: 1,
-      },
-    });
+    const values = (refs: Record<string, VaultSecretRef>) =>
+      Object.fromEntries(
+        Object.entries(refs).map(([name, ref]) => [name, `${ref.prefix ?? ""}${secrets.get(ref.secret)}`]),
+      );
+    const transport =
+      server.type === "url"
+        ? new StreamableHTTPClientTransport(new URL(server.url), {
+            fetch: this.access.fetch,
+            requestInit: { headers: values(server.headers) },
+            // A dropped stream is not resumed: the call fails fast and the next one reconnects.
+            reconnectionOptions: {
+              maxRetries: 0,
+              initialReconnectionDelay: 0,
+              maxReconnectionDelay: 0,
+              reconnectionDelayGrowFactor: 1,
+            },
+          })
+        : await this.stdioTransport(server, values(server.env));
     const client = new Client(CLIENT_INFO);
     const broken = new AbortController();
     client.onerror = (error) => {
       if (!broken.signal.aborted) broken.abort(error);
     };
-    await client.connect(transport, { signal, timeout: this.access.listTimeoutMs });
+    try {
+      await client.connect(transport, { signal, timeout: this.access.listTimeoutMs });
+    } catch (error) {
+      // A stdio server that exited during `initialize` said why on its transport.
+      throw broken.signal.aborted ? broken.signal.reason : error;
+    }
     return { client, broken };
+  }
+
+  /**
+   * A stdio server runs in the session's sandbox: ensured first (idempotent: a running sandbox answers
+   * at once), then the runner holding it starts the process or attaches to the running one.
+   */
+  private async stdioTransport(server: McpStdioServerSpec, env: Record<string, string>): Promise<Transport> {
+    const { client, bus, sessionId } = await this.ensureSandbox();
+    return new SandboxMcpTransport(bus, client, {
+      tenant_id: this.tenantId,
+      session_id: sessionId,
+      server: server.name,
+      command: server.command,
+      args: server.args,
+      env,
+    });
+  }
+
+  /** The session's sandbox, ensured like sandbox tools ensure it (a running one answers at once). */
+  private async ensureSandbox(): Promise<Exclude<McpSandbox, { unavailable: string }>> {
+    const sandbox = this.sandbox;
+    if ("unavailable" in sandbox) {
+      throw new Error(`stdio MCP servers run in the session's sandbox, and ${sandbox.unavailable}`);
+    }
+    const { client, sessionId, agentId, environment } = sandbox;
+    try {
+      await client.ensureSandbox({ tenantId: this.tenantId, sessionId, environment, agentId });
+    } catch (error) {
+      throw new Error(`the session's sandbox could not be provisioned: ${describe(error)}`, { cause: error });
+    }
+    return sandbox;
   }
 
   private drop(name: string): void {
@@ -221,6 +305,9 @@ export class WakeMcpClients {
     );
   }
 }
+
+/** The runner's refusals of a message to a stdio server that is gone: nothing reached a server. */
+const NOT_SENT = new Set(["mcp_server_exited", "mcp_not_attached"]);
 
 function isTransportFailure(error: unknown): boolean {
   if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;

@@ -1,0 +1,355 @@
+import { Writable } from "node:stream";
+import {
+  type McpJsonRpcMessage,
+  type SandboxMcpCloseRequest,
+  type SandboxMcpFrame,
+  type SandboxMcpOpenRequest,
+  type SandboxMcpSendRequest,
+  WakeloopError,
+} from "@wakeloop/contracts";
+import type Docker from "dockerode";
+import { EXEC_ENV, execOnce, execPipe } from "./container-exec";
+import { KeyedMutex } from "./keyed-mutex";
+import type { RunnerLog } from "./runner-log";
+import type { HeldSandbox } from "./sandbox-registry";
+
+/** Sends a frame to the worker holding an attachment (core NATS in the service; a callback in tests). */
+export type McpFramePublisher = (attachment: string, frame: SandboxMcpFrame) => void;
+
+/** Where a relative command or path in a server's arguments is resolved: the session's files. */
+const WORKING_DIR = "/workspace";
+/** The tail of a server's stderr kept for the message that says why it exited. */
+const STDERR_TAIL_CHARS = 1_200;
+/** A line this long without a newline is not a JSON-RPC message anyone can use: it is dropped. */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+type Attachment = { id: string; tenantId: string };
+
+/** One server process of one session, started by `docker exec` in the session's container. */
+type ServerProcess = {
+  containerId: string;
+  /** Command, arguments and environment: an open with other ones replaces the process. */
+  launch: string;
+  /** Values of the vault's secrets in its environment, blanked out of the stderr it reports. */
+  secrets: string[];
+  input: Writable;
+  attachment: Attachment | null;
+  /** JSON-RPC requests sent to it and not yet answered or cancelled: they keep the sandbox busy. */
+  pending: Set<string | number>;
+  sandbox: HeldSandbox;
+  stderr: string;
+  exited: boolean;
+};
+
+/**
+ * The MCP stdio servers of this runner's sandboxes (docs/mcp.md): one process per session and server,
+ * started in the session's container as the sandbox user on the first `open`, reused by every later
+ * attachment (each wake's MCP client attaches, initializes and detaches), started again when it died.
+ * Each line the process writes to stdout goes, as a `SandboxMcpFrame`, to the attachment's subject;
+ * what the worker sends is written to its stdin. The process dies with its container (idle stop,
+ * release), and `forget` drops this side of it.
+ */
+export class McpStdioServers {
+  private readonly processes = new Map<string, Promise<ServerProcess>>();
+  /** Opens of one session's server run one at a time: two never start two processes. */
+  private readonly opening = new KeyedMutex();
+
+  constructor(
+    private readonly docker: Docker,
+    private readonly log: RunnerLog,
+    private readonly publish: McpFramePublisher,
+    /** The largest frame the bus carries; an answer past it becomes a JSON-RPC error for its request. */
+    private readonly maxFrameBytes: number,
+  ) {}
+
+  /**
+   * Attaches `request.attachment` to the session's server, starting the process when none runs, it
+   * died, its container changed or its launch differs. A previous attachment is told it was taken over.
+   */
+  open(sandbox: HeldSandbox, request: SandboxMcpOpenRequest): Promise<{ started: boolean }> {
+    const key = processKey(request.session_id, request.server);
+    return this.opening.run(key, () => this.openLocked(sandbox, key, request));
+  }
+
+  private async openLocked(
+    sandbox: HeldSandbox,
+    key: string,
+    request: SandboxMcpOpenRequest,
+  ): Promise<{ started: boolean }> {
+    const containerId = sandbox.container?.id;
+    if (sandbox.status !== "ready" || containerId === undefined) {
+      throw new WakeloopError("sandbox_not_ready", "the sandbox is not running; ensure it first", {
+        retryable: true,
+      });
+    }
+    const launch = JSON.stringify([request.command, request.args, request.env]);
+    let started = false;
+    let running = await this.processes.get(key)?.catch(() => undefined);
+    if (
+      running !== undefined &&
+      (running.exited || running.containerId !== containerId || running.launch !== launch)
+    ) {
+      this.stopProcess(key, running, "the server process was replaced");
+      running = undefined;
+    }
+    if (running === undefined) {
+      const starting = this.start(sandbox, containerId, key, request, launch);
+      this.processes.set(key, starting);
+      starting.catch(() => {
+        if (this.processes.get(key) === starting) this.processes.delete(key);
+      });
+      running = await starting;
+      started = true;
+    }
+    const previous = running.attachment;
+    if (previous !== null && previous.id !== request.attachment) {
+      this.publish(previous.id, { type: "closed", reason: "another client attached to the MCP server" });
+    }
+    this.settle(running);
+    running.attachment = { id: request.attachment, tenantId: request.tenant_id };
+    return { started };
+  }
+
+  /** Writes one message to the server's stdin; refused unless `request.attachment` holds the server. */
+  async send(request: SandboxMcpSendRequest): Promise<void> {
+    const running = await this.attached(request);
+    const { message } = request;
+    if (typeof message.method === "string" && isRequestId(message.id)) this.track(running, message.id);
+    if (message.method === "notifications/cancelled") this.untrack(running, cancelledId(message));
+    running.sandbox.lastUsedAt = Date.now();
+    await new Promise<void>((resolve, reject) => {
+      running.input.write(`${JSON.stringify(message)}\n`, (error) => {
+        if (error) reject(exitedError(running, error.message));
+        else resolve();
+      });
+    });
+  }
+
+  /** Detaches; the process keeps running for the next attachment. False when it was not attached. */
+  async close(request: SandboxMcpCloseRequest): Promise<boolean> {
+    const running = await this.processes
+      .get(processKey(request.session_id, request.server))
+      ?.catch(() => undefined);
+    if (running?.attachment?.id !== request.attachment) return false;
+    running.attachment = null;
+    this.settle(running);
+    return true;
+  }
+
+  /** Drops this side of a session's servers (its container stopped or went): they die with it. */
+  async forget(sessionId: string): Promise<void> {
+    for (const [key, entry] of this.processes) {
+      if (!key.startsWith(`${sessionId}/`)) continue;
+      const running = await entry.catch(() => undefined);
+      if (running !== undefined) this.stopProcess(key, running, "the sandbox stopped");
+      else this.processes.delete(key);
+    }
+  }
+
+  /** Drops every process's pipe (the runner stops; each server sees its stdin end). */
+  async stop(): Promise<void> {
+    const sessions = new Set([...this.processes.keys()].map((key) => key.split("/")[0] ?? ""));
+    for (const sessionId of sessions) await this.forget(sessionId);
+  }
+
+  private async start(
+    sandbox: HeldSandbox,
+    containerId: string,
+    key: string,
+    request: SandboxMcpOpenRequest,
+    launch: string,
+  ): Promise<ServerProcess> {
+    const container = this.docker.getContainer(containerId);
+    const env = [...EXEC_ENV, ...Object.entries(request.env).map(([name, value]) => `${name}=${value}`)];
+    // A missing command would start and exit at once with the runtime's message on the exec stream;
+    // asked first, the operator reads which command the image lacks.
+    const found = await execOnce(
+      container,
+      ["sh", "-c", 'command -v -- "$1" >/dev/null', "sh", request.command],
+      {
+        workingDir: WORKING_DIR,
+      },
+    );
+    if (found.exitCode !== 0) {
+      throw new WakeloopError(
+        "mcp_command_not_found",
+        `the command "${request.command}" is not in the sandbox (not on PATH ${pathOf(EXEC_ENV)} and no ` +
+          `executable file at that path under ${WORKING_DIR}); add it to the environment's image`,
+      );
+    }
+    const running: ServerProcess = {
+      containerId,
+      launch,
+      secrets: Object.values(request.env).filter((value) => value.length > 0),
+      input: new Writable({ write: (_chunk, _encoding, done) => done() }),
+      attachment: null,
+      pending: new Set(),
+      sandbox,
+      stderr: "",
+      exited: false,
+    };
+    const stderr = new Writable({
+      write: (chunk: Buffer, _encoding, done) => {
+        running.stderr = (running.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
+        done();
+      },
+    });
+    const pipe = await execPipe(container, [request.command, ...request.args], {
+      env,
+      workingDir: WORKING_DIR,
+      stderr,
+    });
+    running.input = pipe.input;
+    pipe.input.on("error", () => undefined); // a write to a dead process fails its `send`
+    let buffered: Buffer[] = [];
+    let bufferedBytes = 0;
+    let oversized = false;
+    pipe.output.on("data", (chunk: Buffer) => {
+      let rest = chunk;
+      for (let newline = rest.indexOf(10); newline !== -1; newline = rest.indexOf(10)) {
+        const line = Buffer.concat([...buffered, rest.subarray(0, newline)]);
+        buffered = [];
+        bufferedBytes = 0;
+        if (!oversized) this.line(running, line);
+        else this.log.warn({ key }, "dropped an MCP stdio line past the size limit");
+        oversized = false;
+        rest = rest.subarray(newline + 1);
+      }
+      if (oversized || rest.length === 0) return;
+      bufferedBytes += rest.length;
+      if (bufferedBytes > MAX_LINE_BYTES) {
+        oversized = true;
+        buffered = [];
+        bufferedBytes = 0;
+      } else buffered.push(rest);
+    });
+    pipe.output.on("close", () => void this.exited(key, running, pipe.exitCode));
+    pipe.output.on("end", () => void this.exited(key, running, pipe.exitCode));
+    pipe.output.on("error", () => void this.exited(key, running, pipe.exitCode));
+    this.log.info({ key, containerId, command: request.command }, "MCP stdio server started");
+    return running;
+  }
+
+  /** One line of the server's stdout: a JSON-RPC message for the attachment, or dropped. */
+  private line(running: ServerProcess, line: Buffer): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line.toString("utf8"));
+    } catch {
+      return; // not JSON-RPC (a server logging to stdout): MCP's framing has no place for it
+    }
+    if (typeof message !== "object" || message === null || Array.isArray(message)) return;
+    const rpc = message as McpJsonRpcMessage;
+    if (rpc.method === undefined && isRequestId(rpc.id)) this.untrack(running, rpc.id);
+    running.sandbox.lastUsedAt = Date.now();
+    const attachment = running.attachment;
+    if (attachment === null) return; // an answer for a client that left
+    let frame: SandboxMcpFrame = { type: "message", message: rpc };
+    if (line.length > this.maxFrameBytes && isRequestId(rpc.id)) {
+      frame = {
+        type: "message",
+        message: {
+          jsonrpc: "2.0",
+          id: rpc.id,
+          error: {
+            code: -32603,
+            message: `the server's answer is ${line.length} bytes, more than the ${this.maxFrameBytes} the platform carries`,
+          },
+        },
+      };
+    }
+    this.publish(attachment.id, frame);
+  }
+
+  private async exited(
+    key: string,
+    running: ServerProcess,
+    exitCode: () => Promise<number | null>,
+  ): Promise<void> {
+    if (running.exited) return;
+    running.exited = true;
+    this.settle(running);
+    if (this.processes.get(key) !== undefined) {
+      const current = await this.processes.get(key)?.catch(() => undefined);
+      if (current === running) this.processes.delete(key);
+    }
+    const code = await exitCode().catch(() => null);
+    const reason = exitedError(running, `exit code ${code ?? "unknown"}`).message;
+    this.log.info({ key, exitCode: code }, "MCP stdio server exited");
+    if (running.attachment !== null) this.publish(running.attachment.id, { type: "closed", reason });
+    running.attachment = null;
+  }
+
+  private stopProcess(key: string, running: ServerProcess, reason: string): void {
+    if (this.processes.has(key)) this.processes.delete(key);
+    running.exited = true;
+    this.settle(running);
+    if (running.attachment !== null) this.publish(running.attachment.id, { type: "closed", reason });
+    running.attachment = null;
+    // Its stdin ends: an MCP stdio server exits then (and dies with its container in any case).
+    running.input.end();
+  }
+
+  private async attached(request: SandboxMcpSendRequest): Promise<ServerProcess> {
+    const running = await this.processes
+      .get(processKey(request.session_id, request.server))
+      ?.catch(() => undefined);
+    if (running === undefined || running.exited) {
+      throw new WakeloopError(
+        "mcp_server_exited",
+        `MCP server "${request.server}" is not running; open it again`,
+      );
+    }
+    if (running.attachment?.id !== request.attachment || running.attachment.tenantId !== request.tenant_id) {
+      throw new WakeloopError(
+        "mcp_not_attached",
+        `this client is not attached to MCP server "${request.server}" (another one took it over)`,
+      );
+    }
+    return running;
+  }
+
+  private track(running: ServerProcess, id: string | number): void {
+    if (running.pending.has(id)) return;
+    running.pending.add(id);
+    running.sandbox.inflight += 1;
+  }
+
+  private untrack(running: ServerProcess, id: string | number | undefined): void {
+    if (id === undefined || !running.pending.delete(id)) return;
+    running.sandbox.inflight -= 1;
+  }
+
+  /** Forgets every request in flight: their client left, so the sandbox is no longer busy with them. */
+  private settle(running: ServerProcess): void {
+    running.sandbox.inflight -= running.pending.size;
+    running.pending.clear();
+  }
+}
+
+function processKey(sessionId: string, server: string): string {
+  return `${sessionId}/${server}`;
+}
+
+function isRequestId(id: unknown): id is string | number {
+  return typeof id === "string" || typeof id === "number";
+}
+
+function cancelledId(message: McpJsonRpcMessage): string | number | undefined {
+  const params = message.params as { requestId?: unknown } | undefined;
+  return isRequestId(params?.requestId) ? params.requestId : undefined;
+}
+
+function pathOf(env: readonly string[]): string {
+  return env.find((entry) => entry.startsWith("PATH="))?.slice(5) ?? "";
+}
+
+/** Why the server is gone, with its stderr's tail (vault values blanked: they must reach no event). */
+function exitedError(running: ServerProcess, what: string): WakeloopError {
+  let tail = running.stderr.trim();
+  for (const secret of running.secrets) tail = tail.replaceAll(secret, "[secret]");
+  return new WakeloopError(
+    "mcp_server_exited",
+    `the server process exited (${what})${tail.length > 0 ? `; its stderr ends: ${tail}` : ""}`,
+  );
+}
