@@ -3,8 +3,8 @@ import {
   type ConsumeHandler,
   ensureConsumer,
   ensureStream,
+  eventTypeConsumers,
   removeConsumer,
-  withConsumer,
 } from "@wakeloop/bus";
 import type { SessionEvent } from "@wakeloop/contracts";
 import { type Database, indexCommittedEvents, type TenantEvent } from "@wakeloop/db";
@@ -15,8 +15,7 @@ import type { Kysely } from "kysely";
 /**
  * The durable consumers every replica shares, each committed event being indexed by one of them. Only
  * user and agent events carry text (`indexableText`); the span and session events that make up about
- * half of the stream never reach the indexer. One consumer per family, since nats-server 2.9 allows one
- * filter per consumer.
+ * half of the stream never reach the indexer.
  */
 const INDEXED = [
   { durable: "memory-retrieval-index-user", type: "user.>" },
@@ -30,16 +29,8 @@ const RETIRED_CONSUMER = "memory-retrieval-index";
 const MAX_BATCH = 256;
 
 export function eventIndexConsumers(bus: Bus) {
-  return INDEXED.map(({ durable, type }) =>
-    withConsumer(bus.catalog.events, {
-      durable,
-      filterSubject: bus.subjects.evtFilter(type),
-      ackWaitMs: 30_000,
-      maxDeliver: 10,
-      // A new consumer indexes what the stream still holds (its max age), not only what commits after it.
-      deliverPolicy: "all",
-    }),
-  );
+  // A new consumer indexes what the stream still holds (its max age), not only what commits after it.
+  return eventTypeConsumers(bus.catalog.events, bus.subjects, INDEXED);
 }
 
 /**

@@ -6,6 +6,7 @@ export {
   type CatalogOptions,
   type ConsumerSpec,
   createCatalog,
+  eventTypeConsumers,
   type ParsedOf,
   type PayloadOf,
   type StreamSpec,

@@ -150,44 +150,22 @@ describe("session event index", () => {
     const db = testDb.appDb;
     const ours = message(sessionA, "batched lighthouse inspection notes");
     const theirs = message(otherSession, "batched lighthouse keeper rota");
-    // A result whose call is another tenant's gets no tool name from it.
-    const foreignCall: SessionEvent = {
-      ...envelope(otherSession),
-      type: "agent.tool_use",
-      name: "secret_tool",
-      input: { q: "x" },
-      evaluated_permission: "allow",
-    };
-    await indexSessionEvents(db, other.tenantId, [foreignCall]);
-    const result: SessionEvent = {
-      ...envelope(sessionA),
-      type: "agent.tool_result",
-      tool_use_id: foreignCall.id,
-      content: [{ type: "text", text: "batched lighthouse result" }],
-      is_error: false,
-    };
     const smuggled = message(otherSession, "batched lighthouse smuggled under the wrong tenant");
     const batch = [
       { tenantId: seeded.tenantId, event: ours },
       { tenantId: other.tenantId, event: theirs },
-      { tenantId: seeded.tenantId, event: result },
       { tenantId: seeded.tenantId, event: smuggled },
       {
         tenantId: seeded.tenantId,
         event: { ...envelope(sessionA), type: "session.status_running" } as const,
       },
     ];
-    expect(await indexCommittedEvents(db, batch)).toBe(3);
+    expect(await indexCommittedEvents(db, batch)).toBe(2);
     // The same batch again (a redelivery) adds nothing.
     expect(await indexCommittedEvents(db, batch)).toBe(0);
     const search = (agent: SeededAgent) =>
       searchSessionEvents(db, scopeOf(agent), { query: "batched lighthouse", limit: 10 });
-    expect((await search(seeded)).map((hit) => [hit.event_id, hit.tool_name]).sort()).toEqual(
-      [
-        [ours.id, null],
-        [result.id, null],
-      ].sort(),
-    );
+    expect((await search(seeded)).map((hit) => hit.event_id)).toEqual([ours.id]);
     expect((await search(other)).map((hit) => hit.event_id)).toEqual([theirs.id]);
   });
 
