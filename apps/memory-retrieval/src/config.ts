@@ -19,9 +19,11 @@ export const MemoryRetrievalEnv = serviceEnv({ healthPort: 9084, metricsPort: 94
       .number()
       .int()
       .min(1)
-      .max(256)
-      .default(16)
-      .describe("Committed events this replica indexes for search at once"),
+      .max(1_024)
+      .default(256)
+      .describe(
+        "Committed events this replica holds at once per consumer; those in hand together are indexed in one statement",
+      ),
     EMBEDDINGS_BASE_URL: z
       .string()
       .url()

@@ -12,8 +12,9 @@ import {
   testNatsUrl,
   testPrefix,
 } from "@wakeloop/testing";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEventIndexer } from "./event-indexer";
+import { eventIndexConsumers, startEventIndexer } from "./event-indexer";
 import { executeMemoryCall } from "./memory-server";
 
 // Against real Postgres and NATS (this file's own database and subject prefix): committed events reach
@@ -184,6 +185,69 @@ describe("event indexer", () => {
       query: "sandbox_timeout",
     });
     expect(theirs.result.hits).toEqual([]);
+  });
+
+  it("indexes a burst in few statements, each event once, across a restart and a second replica", async () => {
+    const log = createLogger({ service: "indexer-test", level: "silent" });
+    // Committed while no indexer runs: the durable consumers keep them for the next one.
+    await indexer.stop();
+    const burst = Array.from({ length: 120 }, (_, index) =>
+      message(index % 2 === 0 ? sessionA : sessionB, `burst harbour manifest number ${index}`),
+    );
+    for (const event of burst) await commit(agent, event);
+    // Events without text are not delivered to the indexer at all.
+    for (const event of burst.slice(0, 20))
+      await commit(agent, { ...event, id: newId("event"), type: "session.status_running" });
+    indexer = await startEventIndexer({ db: testDb.appDb, bus, log, concurrency: 256 });
+    const replica = await startEventIndexer({ db: testDb.appDb, bus, log, concurrency: 8 });
+    try {
+      // A redelivery (the same event under another message id) while both replicas run adds nothing.
+      for (const event of burst.slice(0, 10))
+        await bus.publish(bus.catalog.events, [agent.tenantId, event.session_id, event.type], event, {
+          msgId: `${event.id}:again`,
+        });
+      const ids = burst.map((event) => event.id);
+      // indexed_at as text: microseconds, which a Date would round to milliseconds.
+      const indexed = async () =>
+        (
+          await sql<{ event_id: string; indexed_at: string }>`
+            SELECT event_id, indexed_at::text AS indexed_at FROM session_event_index
+            WHERE event_id = ANY (${ids}::text[])`.execute(testDb.db)
+        ).rows;
+      await expect.poll(async () => (await indexed()).length, { timeout: 20_000 }).toBe(burst.length);
+      const rows = await indexed();
+      expect(new Set(rows.map((row) => row.event_id)).size).toBe(burst.length);
+      // One statement per batch: its rows share the statement's transaction time.
+      const statements = new Set(rows.map((row) => row.indexed_at)).size;
+      expect(statements).toBeLessThanOrEqual(burst.length / 2);
+      // Every delivery was acked, the repeats included, and nothing but user and agent events came.
+      const consumers = eventIndexConsumers(bus).map((entry) => entry.consumer?.durable ?? "");
+      await expect
+        .poll(
+          async () => {
+            const infos = await Promise.all(
+              consumers.map((durable) => bus.jsm.consumers.info(bus.catalog.events.stream.name, durable)),
+            );
+            return infos.map((info) => [info.num_pending, info.num_ack_pending]);
+          },
+          { timeout: 20_000 },
+        )
+        .toEqual([
+          [0, 0],
+          [0, 0],
+        ]);
+      // The stream holds only user messages and the 20 status events; each message was delivered once.
+      const stream = await bus.jsm.streams.info(bus.catalog.events.stream.name);
+      const delivered = await Promise.all(
+        consumers.map(
+          async (durable) =>
+            (await bus.jsm.consumers.info(bus.catalog.events.stream.name, durable)).delivered.consumer_seq,
+        ),
+      );
+      expect(delivered).toEqual([stream.state.messages - 20, 0]);
+    } finally {
+      await replica.stop();
+    }
   });
 
   it("answers bad input with a tool error", async () => {

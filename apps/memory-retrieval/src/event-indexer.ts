@@ -1,27 +1,44 @@
-import { type Bus, type ConsumeHandler, ensureConsumer, ensureStream, withConsumer } from "@wakeloop/bus";
+import {
+  type Bus,
+  type ConsumeHandler,
+  ensureConsumer,
+  ensureStream,
+  eventTypeConsumers,
+  removeConsumer,
+} from "@wakeloop/bus";
 import type { SessionEvent } from "@wakeloop/contracts";
-import { type Database, indexSessionEvents } from "@wakeloop/db";
+import { type Database, indexCommittedEvents, type TenantEvent } from "@wakeloop/db";
 import type { Logger } from "@wakeloop/telemetry";
+import DataLoader from "dataloader";
 import type { Kysely } from "kysely";
 
-/** The durable consumer every replica shares: each committed event is indexed by one of them. */
-export const EVENT_INDEX_CONSUMER = "memory-retrieval-index";
+/**
+ * The durable consumers every replica shares, each committed event being indexed by one of them. Only
+ * user and agent events carry text (`indexableText`); the span and session events that make up about
+ * half of the stream never reach the indexer.
+ */
+const INDEXED = [
+  { durable: "memory-retrieval-index-user", type: "user.>" },
+  { durable: "memory-retrieval-index-agent", type: "agent.>" },
+] as const;
 
-export function eventIndexConsumer(bus: Bus) {
-  return withConsumer(bus.catalog.events, {
-    durable: EVENT_INDEX_CONSUMER,
-    filterSubject: `${bus.subjects.prefix}.evt.>`,
-    ackWaitMs: 30_000,
-    maxDeliver: 10,
-    // A new consumer indexes what the stream still holds (its max age), not only what commits after it.
-    deliverPolicy: "all",
-  });
+/** The consumer of every event that the indexer read before it was split by family. */
+const RETIRED_CONSUMER = "memory-retrieval-index";
+
+/** Events indexed in one statement at most. */
+const MAX_BATCH = 256;
+
+export function eventIndexConsumers(bus: Bus) {
+  // A new consumer indexes what the stream still holds (its max age), not only what commits after it.
+  return eventTypeConsumers(bus.catalog.events, bus.subjects, INDEXED);
 }
 
 /**
- * Keeps the session event search index (migration 0017) up to date from the committed-events stream:
- * each event with text is inserted once by event id, so a redelivery or a second replica adds nothing.
- * A failed insert (Postgres away) is redelivered by the consumer.
+ * Keeps the session event search index (migration 0017) up to date from the committed-events stream.
+ * The events delivered together (those in hand in one turn of the event loop, up to `MAX_BATCH`) are
+ * inserted in one statement, each once by event id, so a redelivery or a second replica adds nothing;
+ * each is acked once its batch committed. A failed batch (Postgres away) fails every delivery in it,
+ * and each is redelivered by the consumer.
  */
 export async function startEventIndexer(deps: {
   db: Kysely<Database>;
@@ -32,24 +49,39 @@ export async function startEventIndexer(deps: {
   const { db, bus, log } = deps;
   // Only the stream it reads: the other streams and their consumers are not this service's to touch.
   await ensureStream(bus.jsm, bus.catalog.events.stream);
-  const consumer = eventIndexConsumer(bus);
-  await ensureConsumer(bus.jsm, consumer);
+  const consumers = eventIndexConsumers(bus);
+  for (const consumer of consumers) await ensureConsumer(bus.jsm, consumer);
+  if (await removeConsumer(bus.jsm, bus.catalog.events.stream.name, RETIRED_CONSUMER))
+    log.info({ consumer: RETIRED_CONSUMER }, "retired event index consumer deleted");
+  const batches = new DataLoader<TenantEvent, void>(
+    async (events) => {
+      await indexCommittedEvents(db, events);
+      return events.map(() => undefined);
+    },
+    { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: (run) => setImmediate(run) },
+  );
   const handle: ConsumeHandler<SessionEvent> = async ({ data: event, subject }) => {
     // The stream holds only subjects its catalog entry built, so a null here is not a session event.
     const tenantId = bus.subjects.parseEvt(subject)?.tenant;
-    if (tenantId !== undefined) await indexSessionEvents(db, tenantId, [event]);
+    if (tenantId !== undefined) await batches.load({ tenantId, event });
   };
   const stopping = new AbortController();
-  const loop = bus.consume(consumer, handle, {
-    concurrency: deps.concurrency,
-    signal: stopping.signal,
-    onError: (err) => log.warn({ err }, "event index consumer recovered from an error"),
-  });
-  log.info({ consumer: EVENT_INDEX_CONSUMER }, "event indexer started");
+  const loops = consumers.map((consumer) =>
+    bus.consume(consumer, handle, {
+      concurrency: deps.concurrency,
+      signal: stopping.signal,
+      onError: (err) =>
+        log.warn(
+          { err, consumer: consumer.consumer?.durable },
+          "event index consumer recovered from an error",
+        ),
+    }),
+  );
+  log.info({ consumers: INDEXED.map(({ durable }) => durable) }, "event indexer started");
   return {
     stop: async () => {
       stopping.abort();
-      await loop;
+      await Promise.all(loops);
     },
   };
 }

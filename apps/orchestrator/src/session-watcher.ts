@@ -1,4 +1,4 @@
-import { type Bus, type ConsumeHandler, withConsumer } from "@wakeloop/bus";
+import { type Bus, type ConsumeHandler, eventTypeConsumers } from "@wakeloop/bus";
 import type { EventType, SessionEvent } from "@wakeloop/contracts";
 import { type Database, settleIdleInterrupt } from "@wakeloop/db";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
@@ -38,15 +38,7 @@ const WATCHED = [
 ] as const;
 
 export function eventsConsumers(bus: Bus) {
-  return WATCHED.map(({ durable, type }) =>
-    withConsumer(bus.catalog.events, {
-      durable,
-      filterSubject: bus.subjects.evtFilter(type),
-      ackWaitMs: 30_000,
-      maxDeliver: 10,
-      deliverPolicy: "all",
-    }),
-  );
+  return eventTypeConsumers(bus.catalog.events, bus.subjects, WATCHED);
 }
 
 /**

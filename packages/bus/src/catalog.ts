@@ -117,3 +117,24 @@ export type Catalog = ReturnType<typeof createCatalog>;
 export function withConsumer<E extends CatalogEntry>(entry: E, consumer: ConsumerSpec): E {
   return { ...entry, consumer };
 }
+
+/**
+ * Durable consumers of the events stream, one per event-type filter (nats-server 2.9 allows one filter
+ * per consumer), for a service that acts on a few event families only: the others never reach it.
+ * Each starts with what the stream holds, waits 30 s for an ack and delivers 10 times at most.
+ */
+export function eventTypeConsumers(
+  events: Catalog["events"],
+  subjects: Subjects,
+  watched: readonly { durable: string; type: string }[],
+): Catalog["events"][] {
+  return watched.map(({ durable, type }) =>
+    withConsumer(events, {
+      durable,
+      filterSubject: subjects.evtFilter(type),
+      ackWaitMs: 30_000,
+      maxDeliver: 10,
+      deliverPolicy: "all",
+    }),
+  );
+}

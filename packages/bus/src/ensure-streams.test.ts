@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { closeTestBus, openTestBus } from "./bus-test-fixture";
 import { createCatalog } from "./catalog";
 import type { Bus } from "./connect";
-import { ensureStream, ensureStreams } from "./ensure-streams";
+import { ensureStream, ensureStreams, removeConsumer } from "./ensure-streams";
 import { subjects } from "./subjects";
 
 let bus: Bus | undefined;
@@ -57,6 +57,14 @@ describe("ensureStreams", () => {
       retention: RetentionPolicy.Limits,
     });
     await expect(ensureStream(bus.jsm, spec)).rejects.toMatchObject({ code: "bus_stream_config_conflict" });
+  });
+
+  it("removes a retired consumer once, and reports one already gone", async () => {
+    bus = await openTestBus();
+    const stream = bus.catalog.wakes.stream.name;
+    expect(await removeConsumer(bus.jsm, stream, "harness-workers")).toBe(true);
+    await expect(bus.jsm.consumers.info(stream, "harness-workers")).rejects.toThrow();
+    expect(await removeConsumer(bus.jsm, stream, "harness-workers")).toBe(false);
   });
 
   it("refuses a duplicate window shorter than two minutes", () => {

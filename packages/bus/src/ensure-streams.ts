@@ -91,6 +91,30 @@ export async function ensureConsumer(jsm: JetStreamManager, entry: CatalogEntry)
   }
 }
 
+/**
+ * Deletes a durable consumer a previous layout used (one that no code pulls from any more), so the
+ * server stops keeping its state. Returns false when it is already gone.
+ */
+export async function removeConsumer(
+  jsm: JetStreamManager,
+  stream: string,
+  durable: string,
+): Promise<boolean> {
+  try {
+    return await jsm.consumers.delete(stream, durable);
+  } catch (err) {
+    if (isApiError(err, JetStreamApiCodes.ConsumerNotFound)) return false;
+    throw new WakeloopError(
+      "bus_consumer_setup_failed",
+      `could not remove consumer ${durable} on ${stream}`,
+      {
+        cause: err,
+        retryable: !(err instanceof JetStreamApiError),
+      },
+    );
+  }
+}
+
 export async function ensureStreams(jsm: JetStreamManager, catalog: Catalog): Promise<void> {
   for (const entry of Object.values(catalog) as CatalogEntry[]) {
     await ensureStream(jsm, entry.stream);

@@ -6,6 +6,7 @@ export {
   type CatalogOptions,
   type ConsumerSpec,
   createCatalog,
+  eventTypeConsumers,
   type ParsedOf,
   type PayloadOf,
   type StreamSpec,
@@ -22,7 +23,7 @@ export {
   subscribeControl,
 } from "./control";
 export { DeadLetter, DeadLetterReason } from "./dead-letter";
-export { ensureConsumer, ensureStream, ensureStreams } from "./ensure-streams";
+export { ensureConsumer, ensureStream, ensureStreams, removeConsumer } from "./ensure-streams";
 export { asWakeloopError, fromBusError } from "./errors";
 export { LagHistogram, type LagSnapshot } from "./lag-histogram";
 export {

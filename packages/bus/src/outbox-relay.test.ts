@@ -147,6 +147,29 @@ describe("outbox relay", () => {
     expect(errors).toEqual([]);
   });
 
+  it("hands the relay lock over when its holder stops or loses its connection", async () => {
+    bus = await openTestBus();
+    const retry = { initialMs: 50, maxMs: 500 };
+    const first = startRelay(bus, { pollIntervalMs: 100, retry });
+    await writeSession(database.db, "sesn_a", 5);
+    await until(() => first.stats().published === 5);
+    const second = startRelay(bus, { pollIntervalMs: 100, retry });
+    // The holder stopping releases the lock (its pooled connection goes back without it).
+    await first.stop();
+    await writeSession(database.db, "sesn_b", 5);
+    await until(() => second.stats().published === 5);
+    // Postgres ending the holder's connection ends its lock: it starts over on another connection.
+    const databaseName = new URL(database.url).pathname.slice(1);
+    const holder = await sql<{ ok: boolean }>`
+      SELECT pg_terminate_backend(a.pid) AS ok FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted AND a.datname = ${databaseName}`.execute(database.db);
+    expect(holder.rows).toEqual([{ ok: true }]);
+    await writeSession(database.db, "sesn_c", 5);
+    await until(async () => (await outboxSize()) === 0 && second.stats().published === 10, 10_000);
+    expectExactlyOnceInOrder(await readEvents(bus), 3, 5);
+    expect(errors.map((err) => err.code)).toContain("outbox_relay_failed");
+  });
+
   it("falls back to polling when it cannot LISTEN", async () => {
     bus = await openTestBus();
     const unreachable = new URL(database.url);

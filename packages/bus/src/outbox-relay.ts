@@ -11,7 +11,7 @@ import { encodeJson } from "./publish";
 import type { Subjects } from "./subjects";
 
 export const OUTBOX_CHANNEL = "wl_outbox";
-// One relay publishes at a time (see relayBatch); the key is arbitrary but fixed for every process.
+// One relay publishes at a time (see run); the key is arbitrary but fixed for every process.
 const RELAY_LOCK_KEY = 0x776c6f62;
 
 export interface OutboxRelayOptions {
@@ -150,40 +150,43 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return { lagMs: row.age_ms + (performance.now() - selectedAt), duplicate: ack.duplicate };
   };
 
+  // Whether this relay holds the relay lock on its connection (see run).
+  let leading = false;
+
   /**
-   * One round: up to `batchSize` rows in id order, publishes pipelined on one connection (so the stream
-   * stores them in that order), acked rows deleted in the same transaction. The transaction-scoped
-   * advisory lock lets one relay publish at a time: with SKIP LOCKED alone, two relays could take
-   * consecutive batches and store a session's later event before its earlier one.
+   * One round on the relay's connection: up to `batchSize` rows in id order, publishes pipelined on one
+   * connection (so the stream stores them in that order), then the acked rows deleted. Two statements,
+   * no transaction: the relay lock, not a row lock, keeps a second relay from taking the same rows, and
+   * a row whose deletion did not happen is published again and dropped by the stream as a duplicate.
    */
-  const relayBatch = async (): Promise<{ count: number; failure?: unknown }> => {
-    const relayed: { lagMs: number; duplicate: boolean }[] = [];
-    const outcome = await options.db.transaction().execute(async (trx) => {
+  const relayBatch = async (conn: Kysely<Database>): Promise<{ count: number; failure?: unknown }> => {
+    if (!leading) {
       const lock = await sql<{
         locked: boolean;
-      }>`SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) AS locked`.execute(trx);
-      if (!lock.rows[0]?.locked) return { count: 0 };
-      // The relay serves every tenant, so it reads and deletes through the definer functions made
-      // for it (migration 0009) rather than reading the outbox as any one tenant.
-      const { rows } = await sql<OutboxMessage>`SELECT * FROM wl_outbox_batch(${batchSize})`.execute(trx);
-      if (rows.length === 0) return { count: 0 };
-      const selectedAt = performance.now();
-      const results = await Promise.allSettled(rows.map((row) => publishRow(row, selectedAt)));
-      const done: number[] = [];
-      let failure: unknown;
-      results.forEach((result, index) => {
-        const row = rows[index];
-        if (!row) return;
-        if (result.status === "fulfilled") {
-          done.push(row.id);
-          relayed.push(result.value);
-        } else {
-          failure ??= result.reason;
-        }
-      });
-      if (done.length > 0) await sql`SELECT wl_outbox_delete(${done}::bigint[])`.execute(trx);
-      return { count: rows.length, failure };
+      }>`SELECT pg_try_advisory_lock(${RELAY_LOCK_KEY}) AS locked`.execute(conn);
+      leading = lock.rows[0]?.locked === true;
+      if (!leading) return { count: 0 };
+    }
+    // The relay serves every tenant, so it reads and deletes through the definer functions made
+    // for it (migration 0009) rather than reading the outbox as any one tenant.
+    const { rows } = await sql<OutboxMessage>`SELECT * FROM wl_outbox_batch(${batchSize})`.execute(conn);
+    if (rows.length === 0) return { count: 0 };
+    const selectedAt = performance.now();
+    const results = await Promise.allSettled(rows.map((row) => publishRow(row, selectedAt)));
+    const done: number[] = [];
+    const relayed: { lagMs: number; duplicate: boolean }[] = [];
+    let failure: unknown;
+    results.forEach((result, index) => {
+      const row = rows[index];
+      if (!row) return;
+      if (result.status === "fulfilled") {
+        done.push(row.id);
+        relayed.push(result.value);
+      } else {
+        failure ??= result.reason;
+      }
     });
+    if (done.length > 0) await sql`SELECT wl_outbox_delete(${done}::bigint[])`.execute(conn);
     // Only rows whose deletion committed count as relayed.
     published += relayed.length;
     for (const { lagMs, duplicate } of relayed) {
@@ -191,26 +194,47 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       lag.record(lagMs);
       lagInstrument.record(lagMs);
     }
-    return outcome;
+    return { count: rows.length, failure };
   };
 
+  /**
+   * Rounds on one pooled connection held for as long as it works. A session-level advisory lock on it
+   * lets one relay publish at a time: with SKIP LOCKED alone, two relays could take consecutive
+   * batches and store a session's later event before its earlier one. A standby tries for the lock
+   * each round and takes over once the holder stops or its connection ends (which ends the lock).
+   */
   const run = async () => {
     let failures = 0;
+    const failed = async (cause: unknown) => {
+      report("outbox_relay_failed", "relaying outbox rows failed; they stay queued", cause);
+      await sleep(backoffDelay(failures++, retry), stopping.signal);
+    };
     while (!stopping.signal.aborted) {
-      notified = false;
-      let outcome: { count: number; failure?: unknown };
       try {
-        outcome = await relayBatch();
+        await options.db.connection().execute(async (conn) => {
+          try {
+            while (!stopping.signal.aborted) {
+              notified = false;
+              const outcome = await relayBatch(conn);
+              if (outcome.failure !== undefined) {
+                await failed(outcome.failure);
+                continue;
+              }
+              failures = 0;
+              if (outcome.count < batchSize) await waitForWork();
+            }
+          } finally {
+            // The pool hands this connection to other work next: it must not carry the lock there.
+            if (leading) {
+              leading = false;
+              await sql`SELECT pg_advisory_unlock(${RELAY_LOCK_KEY})`.execute(conn);
+            }
+          }
+        });
       } catch (err) {
-        outcome = { count: 0, failure: err };
+        // Postgres failed the connection (and with it any lock it held): start over on another.
+        await failed(err);
       }
-      if (outcome.failure !== undefined) {
-        report("outbox_relay_failed", "relaying outbox rows failed; they stay queued", outcome.failure);
-        await sleep(backoffDelay(failures++, retry), stopping.signal);
-        continue;
-      }
-      failures = 0;
-      if (outcome.count < batchSize) await waitForWork();
     }
   };
 

@@ -7,7 +7,7 @@ import {
   type TestDatabase,
 } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { indexSessionEvents, searchSessionEvents, searchSpans } from "./event-index";
+import { indexCommittedEvents, indexSessionEvents, searchSessionEvents, searchSpans } from "./event-index";
 import { newId } from "./ids";
 
 let testDb: TestDatabase;
@@ -144,6 +144,29 @@ describe("session event index", () => {
         { query: "invoice", limit: 5 },
       ),
     ).toEqual([]);
+  });
+
+  it("indexes a batch of several tenants' events in one call, each only under its own tenant", async () => {
+    const db = testDb.appDb;
+    const ours = message(sessionA, "batched lighthouse inspection notes");
+    const theirs = message(otherSession, "batched lighthouse keeper rota");
+    const smuggled = message(otherSession, "batched lighthouse smuggled under the wrong tenant");
+    const batch = [
+      { tenantId: seeded.tenantId, event: ours },
+      { tenantId: other.tenantId, event: theirs },
+      { tenantId: seeded.tenantId, event: smuggled },
+      {
+        tenantId: seeded.tenantId,
+        event: { ...envelope(sessionA), type: "session.status_running" } as const,
+      },
+    ];
+    expect(await indexCommittedEvents(db, batch)).toBe(2);
+    // The same batch again (a redelivery) adds nothing.
+    expect(await indexCommittedEvents(db, batch)).toBe(0);
+    const search = (agent: SeededAgent) =>
+      searchSessionEvents(db, scopeOf(agent), { query: "batched lighthouse", limit: 10 });
+    expect((await search(seeded)).map((hit) => hit.event_id)).toEqual([ours.id]);
+    expect((await search(other)).map((hit) => hit.event_id)).toEqual([theirs.id]);
   });
 
   it("finds the agent's spans by name and attribute", async () => {

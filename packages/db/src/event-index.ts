@@ -53,23 +53,29 @@ export function indexableText(event: SessionEvent): IndexableText | null {
   }
 }
 
+/** A committed event and the tenant whose session it is (the subject it was relayed on says so). */
+export interface TenantEvent {
+  tenantId: string;
+  event: SessionEvent;
+}
+
 /**
- * Indexes the events of one tenant that carry text. The agent comes from each event's session, a
- * result's tool name from its committed tool call; an event already indexed (a redelivery) is left as
- * it is. Returns how many rows were added.
+ * Indexes the events that carry text, of any tenants, in one statement (migration 0028). The agent
+ * comes from each event's session, which must be its tenant's; a result's tool name from its committed
+ * tool call. An event already indexed (a redelivery) is left as it is. Returns how many rows were added.
  */
-export async function indexSessionEvents(
+export async function indexCommittedEvents(
   db: Kysely<Database>,
-  tenantId: string,
-  events: readonly SessionEvent[],
+  events: readonly TenantEvent[],
 ): Promise<number> {
-  const rows = events.flatMap((event) => {
+  const rows = events.flatMap(({ tenantId, event }) => {
     const text = indexableText(event);
     return text === null
       ? []
       : [
           {
             event_id: event.id,
+            tenant_id: tenantId,
             session_id: event.session_id,
             seq: event.seq,
             type: event.type,
@@ -81,19 +87,21 @@ export async function indexSessionEvents(
         ];
   });
   if (rows.length === 0) return 0;
-  return withTenant(db, tenantId, async (trx) => {
-    const result = await sql`
-      INSERT INTO session_event_index
-        (event_id, tenant_id, agent_id, session_id, seq, type, tool_name, content, created_at)
-      SELECT r.event_id, s.tenant_id, s.agent_id, r.session_id, r.seq, r.type,
-        coalesce(r.tool_name, (SELECT u.body->>'name' FROM session_events u WHERE u.id = r.tool_use_id)),
-        r.content, r.created_at
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(event_id text, session_id text, seq integer,
-        type text, tool_name text, tool_use_id text, content text, created_at timestamptz)
-      JOIN sessions s ON s.id = r.session_id AND s.tenant_id = ${tenantId}
-      ON CONFLICT (event_id) DO NOTHING`.execute(trx);
-    return Number(result.numAffectedRows ?? 0);
-  });
+  const result = await sql<{ added: string }>`
+    SELECT wl_index_session_events(${JSON.stringify(rows)}::jsonb) AS added`.execute(db);
+  return Number(result.rows[0]?.added ?? 0);
+}
+
+/** `indexCommittedEvents` for the events of one tenant. */
+export function indexSessionEvents(
+  db: Kysely<Database>,
+  tenantId: string,
+  events: readonly SessionEvent[],
+): Promise<number> {
+  return indexCommittedEvents(
+    db,
+    events.map((event) => ({ tenantId, event })),
+  );
 }
 
 export interface EventSearchOptions {

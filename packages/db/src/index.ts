@@ -45,12 +45,14 @@ export {
   type EventHit,
   type EventSearchOptions,
   indexableText,
+  indexCommittedEvents,
   indexedEventsById,
   indexSessionEvents,
   MAX_INDEXED_CHARS,
   type SpanHit,
   searchSessionEvents,
   searchSpans,
+  type TenantEvent,
 } from "./event-index";
 export { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
 export {

@@ -25,6 +25,7 @@ import * as m0024 from "./0024-wake-memory-context";
 import * as m0025 from "./0025-retrieval-ranking";
 import * as m0026 from "./0026-skill-embeddings";
 import * as m0027 from "./0027-child-runs";
+import * as m0028 from "./0028-batched-event-index";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -57,4 +58,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0025-retrieval-ranking": m0025,
   "0026-skill-embeddings": m0026,
   "0027-child-runs": m0027,
+  "0028-batched-event-index": m0028,
 };
