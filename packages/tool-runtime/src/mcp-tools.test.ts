@@ -1,4 +1,10 @@
-import { McpServers, McpUrlServerSpec, mcpServerSecrets, ToolName, type ToolPolicy } from "@wakeloop/contracts";
+import {
+  McpServers,
+  McpUrlServerSpec,
+  mcpServerSecrets,
+  ToolName,
+  type ToolPolicy,
+} from "@wakeloop/contracts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mcpToolDefinitions, mcpToolName, reservedToolNameProblem, sessionMcpServers } from "./mcp-tools";
