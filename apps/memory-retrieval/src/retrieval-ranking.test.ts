@@ -23,6 +23,7 @@ import { createEmbeddingsClient, type EmbeddingsClient } from "./embeddings-clie
 import { executeMemoryCall } from "./memory-server";
 import { recallMemory } from "./recall";
 import { FULL_TEXT_ONLY, type SearchSettings } from "./tool-call";
+import { createVectorCache } from "./vector-cache";
 
 // Against real Postgres and the fake model server's `/v1/embeddings` (a deterministic hashed bag of word
 // stems): the background embedder fills the vectors, hybrid search finds what full text misses, and the
@@ -48,7 +49,7 @@ beforeAll(async () => {
     dimensions: undefined,
     timeoutMs: 5_000,
   });
-  hybrid = { embeddings, vectorWindow: 1_000, minSimilarity: 0.25 };
+  hybrid = { embeddings, vectorWindow: 1_000, minSimilarity: 0.25, vectorCache: createVectorCache(1 << 20) };
   embedder = await startEmbedder({
     db: testDb.appDb,
     log: createLogger({ service: "ranking-test", level: "silent" }),
@@ -332,6 +333,28 @@ describe("one engine for memory_search, skills_search and recall", () => {
     );
     await call("disable_skill", { name: "cut-release" }, hybrid);
     expect(await skillsOf(hybrid)).toEqual([]);
+  });
+
+  it("skills_search finds a skill by a paraphrase of its one-line description (embedded with it)", async () => {
+    const skill = {
+      name: "db-failover",
+      description: "Promote the standby database when the primary dies",
+      content: "Run pg_ctl promote on the replica host, then repoint the connection strings.",
+    };
+    expect((await call("create_skill", skill, hybrid)).is_error).toBe(false);
+    await embedded();
+    // Full text needs every word ("death" is nowhere); only the description shares the rest with it.
+    const input = { query: "promoting standby databases after primary death" };
+    const skillsOf = async (search: SearchSettings) =>
+      (await call("skills_search", input, search)).result.skills as Array<Record<string, unknown>>;
+    expect(await skillsOf(FULL_TEXT_ONLY)).toEqual([]);
+    expect(await skillsOf(hybrid)).toEqual([
+      expect.objectContaining({
+        name: "db-failover",
+        description: skill.description,
+        why: expect.stringMatching(/^semantic similarity 0\.\d{3} \(#1\)/),
+      }),
+    ]);
   });
 
   it("recall finds a note by meaning when no searched word of the input is in it", async () => {

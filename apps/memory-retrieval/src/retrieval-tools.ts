@@ -1,3 +1,5 @@
+import { performance } from "node:perf_hooks";
+import { trace } from "@opentelemetry/api";
 import {
   AgentSpec,
   EnvironmentSpec,
@@ -18,6 +20,7 @@ import {
   memoryEntriesByKey,
   readJson,
   readRankingFacts,
+  readVectors,
   readVectorWindow,
   type SessionLineage,
   type SessionRankingFacts,
@@ -25,6 +28,7 @@ import {
   searchMemory,
   searchSessionEvents,
   searchSpans,
+  type VectorKey,
 } from "@wakeloop/db";
 import { setupFingerprint } from "@wakeloop/tool-runtime";
 import {
@@ -60,6 +64,60 @@ const eventKey = (eventId: string) => `event:${eventId}`;
 /** Full-text hits before trigram ones, each by rank: the two scores are not on one scale. */
 const textOrder = (text: TextMatch) =>
   text === null ? -1 : (text.match === "full_text" ? 1_000 : 0) + text.rank;
+
+/**
+ * Where one search's time goes, in order (each phase from the end of the one before):
+ * - `full_text`: the memory, event and span searches (run together);
+ * - `embedding_wait`: waiting for the query's vector after those (0 when it came first);
+ * - `vector_window`: reading which vectors to rank (the candidates' and the recent window's, with stamps);
+ * - `vector_bytes`: reading the bytes of those this replica does not hold (see `vector-cache.ts`);
+ * - `similarity`: ranking them by cosine similarity;
+ * - `neighbours`: reading the rows of neighbours full text did not find;
+ * - `priors`: reading the priors' facts (sessions, setups, outcomes, memory authors);
+ * - `fusion`: reciprocal rank fusion with the priors.
+ * Besides, `embedding` is the query vector's own time from the search's start (it runs beside
+ * `full_text`). Recorded on the active span as `wakeloop.retrieval.<phase>_ms`.
+ */
+export const SEARCH_PHASES = [
+  "full_text",
+  "embedding_wait",
+  "vector_window",
+  "vector_bytes",
+  "similarity",
+  "neighbours",
+  "priors",
+  "fusion",
+  "embedding",
+] as const;
+export type SearchPhase = (typeof SEARCH_PHASES)[number];
+
+/** Times consecutive phases of one search. */
+function phaseClock() {
+  const started = performance.now();
+  let last = started;
+  const phases: Partial<Record<SearchPhase, number>> = {};
+  return {
+    /** Ends `phase` now (it began where the previous one ended). */
+    lap(phase: SearchPhase) {
+      const now = performance.now();
+      phases[phase] = (phases[phase] ?? 0) + now - last;
+      last = now;
+    },
+    /** Records `phase` as the time from the search's start until now (a phase run beside others). */
+    sinceStart(phase: SearchPhase) {
+      phases[phase] = performance.now() - started;
+    },
+    /** The phases as attributes of the span the search runs in (the service's `memory <tool>` span). */
+    record(attributes: Record<string, string | number> = {}) {
+      const timed = Object.entries(phases).map(([phase, ms]) => [
+        `wakeloop.retrieval.${phase}_ms`,
+        Math.round(ms * 1_000) / 1_000,
+      ]);
+      trace.getActiveSpan()?.setAttributes({ ...Object.fromEntries(timed), ...attributes });
+    },
+  };
+}
+type PhaseClock = ReturnType<typeof phaseClock>;
 
 /** Most sessions a lineage scope searches (openboa's bounded cluster). */
 const MAX_LINEAGE_SESSIONS = 200;
@@ -132,22 +190,23 @@ async function semanticList(
   vector: Float32Array,
   found: Map<string, Found>,
   depth: number,
-): Promise<{ keys: string[]; similarity: Map<string, number> }> {
+  clock: PhaseClock,
+): Promise<{ keys: string[]; similarity: Map<string, number>; vectors: number; vectorsRead: number }> {
   const { db, scope, search } = call;
+  const space = search.embeddings?.space ?? "";
   const kinds: EmbeddingKind[] = [
     ...(plan.memory ? ["memory" as const] : []),
     ...(plan.events ? ["event" as const] : []),
   ];
-  const candidates = [...found.values()].flatMap(
-    (hit): Array<{ kind: EmbeddingKind; ref: string; target: string }> =>
-      hit.source === "memory"
-        ? [{ kind: "memory", ref: hit.row.store, target: hit.row.target }]
-        : hit.source === "session_event"
-          ? [{ kind: "event", ref: hit.row.event_id, target: "" }]
-          : [],
+  const candidates = [...found.values()].flatMap((hit): VectorKey[] =>
+    hit.source === "memory"
+      ? [{ kind: "memory", ref: hit.row.store, target: hit.row.target }]
+      : hit.source === "session_event"
+        ? [{ kind: "event", ref: hit.row.event_id, target: "" }]
+        : [],
   );
-  const stored = await readVectorWindow(db, scope, {
-    model: search.embeddings?.model ?? "",
+  const stamps = await readVectorWindow(db, scope, {
+    model: space,
     window: search.vectorWindow,
     kinds,
     ...(plan.events?.sessionIds !== undefined && { sessionIds: plan.events.sessionIds }),
@@ -155,6 +214,18 @@ async function semanticList(
     memory: plan.memory ?? {},
     candidates,
   });
+  clock.lap("vector_window");
+  // The bytes only of vectors this replica does not hold yet (or holds from an earlier embedding).
+  const cacheKey = (row: VectorKey) => `${space}\u0000${row.kind}\u0000${row.ref}\u0000${row.target}`;
+  const unread = stamps.filter((row) => search.vectorCache.get(cacheKey(row), row.stamp) === undefined);
+  for (const row of await readVectors(db, scope, space, unread)) {
+    search.vectorCache.set(cacheKey(row), row.stamp, row.vector);
+  }
+  const stored = stamps.flatMap((row) => {
+    const held = search.vectorCache.get(cacheKey(row), row.stamp);
+    return held === undefined ? [] : [{ ...row, vector: held }];
+  });
+  clock.lap("vector_bytes");
   const nearest = stored
     .map((row) => ({
       row,
@@ -164,6 +235,7 @@ async function semanticList(
     .filter((item) => item.similarity >= search.minSimilarity)
     .sort((a, b) => b.similarity - a.similarity || (a.key < b.key ? -1 : 1))
     .slice(0, depth);
+  clock.lap("similarity");
   const missing = nearest.filter((item) => !found.has(item.key));
   const [events, entries] = await Promise.all([
     indexedEventsById(
@@ -184,9 +256,12 @@ async function semanticList(
     found.set(memoryKey(row.store, row.target), { source: "memory", row, text: null });
   // A neighbour whose entry went away between the two reads is no hit.
   const kept = nearest.filter((item) => found.has(item.key));
+  clock.lap("neighbours");
   return {
     keys: kept.map((item) => item.key),
     similarity: new Map(kept.map((item) => [item.key, item.similarity])),
+    vectors: stored.length,
+    vectorsRead: unread.length,
   };
 }
 
@@ -325,18 +400,23 @@ function hitView(hit: RankedHit): Record<string, unknown> {
  */
 export async function rankedSearch(call: SearchCall, plan: SearchPlan) {
   const { db, scope } = call;
+  const clock = phaseClock();
   const embeddings = plan.memory !== null || plan.events !== null ? call.search.embeddings : null;
   const depth = embeddings === null && plan.spans === null ? plan.limit : Math.max(plan.limit, FUSION_DEPTH);
   // Asked at once, beside the full-text searches; a failure leaves the search to full text.
-  const queryVector = embeddings?.embedQuery(plan.meaning ?? plan.query).then(
-    (vector) => ({ vector }),
-    (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
-  );
+  const queryVector = embeddings
+    ?.embedQuery(plan.meaning ?? plan.query)
+    .finally(() => clock.sinceStart("embedding"))
+    .then(
+      (vector) => ({ vector }),
+      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+    );
   const [memory, events, spans] = await Promise.all([
     plan.memory ? searchMemory(db, scope, { ...plan.memory, query: plan.query, limit: depth }) : [],
     plan.events ? searchSessionEvents(db, scope, { query: plan.query, limit: depth, ...plan.events }) : [],
     plan.spans ? searchSpans(db, scope, { query: plan.query, limit: depth, ...plan.spans }) : [],
   ]);
+  clock.lap("full_text");
   const found = new Map<string, Found>();
   for (const { rank, match, ...row } of memory) {
     found.set(memoryKey(row.store, row.target), { source: "memory", row, text: { match, rank } });
@@ -356,10 +436,11 @@ export async function rankedSearch(call: SearchCall, plan: SearchPlan) {
     return key;
   });
   const asked = await queryVector;
+  clock.lap("embedding_wait");
   const semantic =
     asked !== undefined && "vector" in asked
-      ? await semanticList(call, plan, asked.vector, found, depth)
-      : { keys: [], similarity: new Map<string, number>() };
+      ? await semanticList(call, plan, asked.vector, found, depth, clock)
+      : { keys: [], similarity: new Map<string, number>(), vectors: 0, vectorsRead: 0 };
 
   // A caller that is not a session earns no priors: the facts are not read.
   const facts =
@@ -376,6 +457,7 @@ export async function rankedSearch(call: SearchCall, plan: SearchPlan) {
         });
   const origins = new Map(facts.sessions.map((session) => [session.sessionId, originOf(session)]));
   const current = call.sessionId === null ? null : (origins.get(call.sessionId) ?? null);
+  clock.lap("priors");
   const candidates: Array<Candidate<Found>> = [...found.entries()].map(([key, hit]) => {
     const session = sessionOf(hit, facts.versionSessions);
     return { key, hit, origin: session === null ? null : (origins.get(session) ?? null) };
@@ -389,8 +471,15 @@ export async function rankedSearch(call: SearchCall, plan: SearchPlan) {
     },
     current,
   );
+  clock.lap("fusion");
+  const ranking = asked === undefined ? "full_text" : "vector" in asked ? "hybrid" : "full_text";
+  clock.record({
+    "wakeloop.retrieval.ranking": ranking,
+    "wakeloop.retrieval.vectors": semantic.vectors,
+    "wakeloop.retrieval.vectors_read": semantic.vectorsRead,
+  });
   return {
-    ranking: asked === undefined ? "full_text" : "vector" in asked ? "hybrid" : "full_text",
+    ranking,
     ...(asked !== undefined && "error" in asked && { embeddings_error: asked.error }),
     hits: ranked.slice(0, plan.limit).map(
       (candidate): RankedHit => ({
