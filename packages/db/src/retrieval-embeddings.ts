@@ -123,7 +123,7 @@ const STAMP = sql`(extract(epoch FROM r.embedded_at) * 1000000)::bigint::text AS
 /**
  * Which of the agent's vectors a hybrid search ranks, with their stamps but not their bytes (the caller
  * reads those it does not hold with `readVectors`): the newest `window` of each kind (events in scope,
- * memory entries whose current version was embedded) and those of the full-text candidates.
+ * memory entries of the stores searched) and those of the full-text candidates.
  */
 export function readVectorWindow(
   db: Kysely<Database>,
@@ -135,27 +135,28 @@ export function readVectorWindow(
     const eventScope = sql`(${options.sessionIds ?? null}::text[] IS NULL OR r.session_id = ANY (${options.sessionIds ?? null}::text[]))
       AND (${options.excludeSessionId ?? null}::text IS NULL OR r.session_id <> ${options.excludeSessionId ?? null}::text)`;
     const { stores = null, excludeStores = [], enabledOnly = false } = options.memory;
-    const current = sql`EXISTS (SELECT 1 FROM memory_entries m WHERE m.tenant_id = r.tenant_id
-      AND m.agent_id = r.agent_id AND m.store = r.ref AND m.target = r.target
-      AND m.current_version_id = r.version_id AND NOT m.store = ANY (${excludeStores}::text[])
-      AND (${stores}::text[] IS NULL OR m.store = ANY (${stores}::text[]))
-      AND (NOT ${enabledOnly}::boolean OR coalesce(m.metadata->>'enabled', 'true') = 'true'))`;
+    // A memory vector exists only for its entry's current version (migration 0027): the store filters
+    // apply to its key, and only `enabledOnly` (skills) needs the entry.
+    const inStores = sql`NOT r.ref = ANY (${excludeStores}::text[])
+      AND (${stores}::text[] IS NULL OR r.ref = ANY (${stores}::text[]))`;
+    const enabled = enabledOnly
+      ? sql`EXISTS (SELECT 1 FROM memory_entries m WHERE m.tenant_id = r.tenant_id AND m.agent_id = r.agent_id
+          AND m.store = r.ref AND m.target = r.target AND coalesce(m.metadata->>'enabled', 'true') = 'true')`
+      : sql`true`;
     const parts = [];
     if (options.kinds.includes("event")) {
       parts.push(sql`(SELECT r.kind, r.ref, r.target, ${STAMP} FROM retrieval_embeddings r
         WHERE ${base} AND r.kind = 'event' AND ${eventScope} ORDER BY r.embedded_at DESC LIMIT ${options.window})`);
     }
     if (options.kinds.includes("memory")) {
-      // The newest vectors first, then those still current: filtering first made the planner join every
-      // memory entry of the agent (it expected one row) before taking the newest.
-      parts.push(sql`(SELECT r.kind, r.ref, r.target, ${STAMP} FROM (
-          SELECT r.* FROM retrieval_embeddings r WHERE ${base} AND r.kind = 'memory'
-          ORDER BY r.embedded_at DESC LIMIT ${options.window}
-        ) r WHERE ${current})`);
+      parts.push(sql`(SELECT r.kind, r.ref, r.target, ${STAMP} FROM retrieval_embeddings r
+        WHERE ${base} AND r.kind = 'memory' AND ${inStores} AND ${enabled}
+        ORDER BY r.embedded_at DESC LIMIT ${options.window})`);
     }
     if (options.candidates.length > 0) {
+      // The full-text candidates passed the same filters already.
       parts.push(sql`(SELECT r.kind, r.ref, r.target, ${STAMP} FROM ${byKey(scope, options.candidates)}
-        WHERE ${base} AND (r.kind = 'event' OR ${current}))`);
+        WHERE ${base})`);
     }
     if (parts.length === 0) return [];
     const result = await sql<VectorStamp>`${sql.join(parts, sql` UNION ALL `)}`.execute(trx);

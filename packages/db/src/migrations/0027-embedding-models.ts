@@ -23,6 +23,10 @@ const MEMORY_TEXT = `m.target || ': ' || coalesce(nullif(m.metadata->>'descripti
  * - A memory entry's text carries its `description` metadata (a skill's one-line description, which
  *   `skills_search`'s full text also ranks on, weighted A) between target and content. Skills' vectors
  *   made before are dropped and the skills queued again.
+ * - A memory entry's vector exists only while the version it embedded is current: a rewrite deletes it
+ *   (and queues the entry), and a vector of a version rewritten since its claim is not stored (a store
+ *   racing the rewrite's commit may still land; the entry's new vector replaces it moments later). A
+ *   hybrid search so reads the newest memory vectors without joining every one to its entry.
  * Migration 0026's separate skill trigger goes: one memory trigger queues every store but notepads.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -60,6 +64,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
           DELETE FROM retrieval_embeddings WHERE tenant_id = OLD.tenant_id AND kind = 'memory'
             AND ref = OLD.store AND target = OLD.target AND agent_id = OLD.agent_id;
           RETURN NULL;
+        END IF;
+        -- A vector exists only for the current version: a search needs no join to tell.
+        IF TG_OP = 'UPDATE' THEN
+          DELETE FROM retrieval_embeddings WHERE tenant_id = OLD.tenant_id AND kind = 'memory'
+            AND ref = OLD.store AND target = OLD.target AND agent_id = OLD.agent_id;
         END IF;
         IF NEW.store <> 'notepad' THEN
           INSERT INTO embedding_backlog (tenant_id, agent_id, kind, ref, target, model)
@@ -133,6 +142,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         LEFT JOIN memory_entries m ON c.kind = 'memory' AND m.tenant_id = c.tenant_id
           AND m.agent_id = c.agent_id AND m.store = c.ref AND m.target = c.target
       $fn$`,
+    // As 0025's, keyed by model; a memory vector is stored only while the version it embedded is current
+    // (a rewrite since the claim deleted the old one and queued the entry again).
     `CREATE OR REPLACE FUNCTION wl_embedding_store(model_name text, rows jsonb) RETURNS void
       LANGUAGE sql VOLATILE ${DEFINER} AS $fn$
         WITH r AS (
@@ -143,13 +154,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
             (tenant_id, agent_id, kind, ref, target, session_id, version_id, model, vector)
           SELECT r.tenant_id, r.agent_id, r.kind, r.ref, r.target, r.session_id, r.version_id, $1,
             decode(r.vector, 'base64')
-          FROM r WHERE r.vector IS NOT NULL
+          FROM r WHERE r.vector IS NOT NULL AND (r.kind = 'event' OR EXISTS (SELECT 1 FROM memory_entries m
+            WHERE m.tenant_id = r.tenant_id AND m.agent_id = r.agent_id AND m.store = r.ref
+              AND m.target = r.target AND m.current_version_id = r.version_id))
           ON CONFLICT (tenant_id, kind, ref, target, model) DO UPDATE SET version_id = excluded.version_id,
             vector = excluded.vector, embedded_at = now()
         )
         DELETE FROM embedding_backlog b USING r WHERE b.model = $1 AND b.tenant_id = r.tenant_id
           AND b.kind = r.kind AND b.ref = r.ref AND b.target = r.target AND b.attempts = r.attempts
       $fn$`,
+    // Vectors of versions no longer current (kept until now, skipped when read) go.
+    `DELETE FROM retrieval_embeddings r WHERE r.kind = 'memory' AND NOT EXISTS (SELECT 1 FROM memory_entries m
+      WHERE m.tenant_id = r.tenant_id AND m.agent_id = r.agent_id AND m.store = r.ref AND m.target = r.target
+        AND m.current_version_id = r.version_id)`,
     // Skills' vectors so far left their description out: made again, for the models now registered
     // (a model registered later queues every skill without a vector of it).
     "DELETE FROM retrieval_embeddings WHERE kind = 'memory' AND ref = 'skills'",
