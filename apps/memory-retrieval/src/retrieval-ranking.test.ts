@@ -87,6 +87,14 @@ function call(tool: string, input: unknown, search: SearchSettings, sessionId = 
 const hitsOf = async (tool: string, input: unknown, search: SearchSettings) =>
   (await call(tool, input, search)).result.hits as Array<Record<string, unknown>>;
 
+/** A skill created and embedded, and what `skills_search` answers for `query` with each setting. */
+async function skillSearch(skill: { name: string; description: string; content: string }, query: string) {
+  expect((await call("create_skill", skill, hybrid)).is_error).toBe(false);
+  await embedded();
+  return async (search: SearchSettings) =>
+    (await call("skills_search", { query }, search)).result.skills as Array<Record<string, unknown>>;
+}
+
 async function index(sessionId: string, text: string, createdAt = new Date()): Promise<string> {
   const event: SessionEvent = {
     id: newId("event"),
@@ -308,16 +316,11 @@ describe("one engine for memory_search, skills_search and recall", () => {
   });
 
   it("skills_search ranks enabled skills by the same hybrid search", async () => {
-    const skill = {
-      name: "cut-release",
-      description: "Ship a version",
-      content: "Tag the build and publish notes.",
-    };
-    expect((await call("create_skill", skill, hybrid)).is_error).toBe(false);
-    await embedded();
     const input = { query: "publishing tagged builds quickly" };
-    const skillsOf = async (search: SearchSettings) =>
-      (await call("skills_search", input, search)).result.skills as Array<Record<string, unknown>>;
+    const skillsOf = await skillSearch(
+      { name: "cut-release", description: "Ship a version", content: "Tag the build and publish notes." },
+      input.query,
+    );
     expect(await skillsOf(FULL_TEXT_ONLY)).toEqual([]);
     expect(await skillsOf(hybrid)).toEqual([
       expect.objectContaining({
@@ -336,22 +339,21 @@ describe("one engine for memory_search, skills_search and recall", () => {
   });
 
   it("skills_search finds a skill by a paraphrase of its one-line description (embedded with it)", async () => {
-    const skill = {
-      name: "db-failover",
-      description: "Promote the standby database when the primary dies",
-      content: "Run pg_ctl promote on the replica host, then repoint the connection strings.",
-    };
-    expect((await call("create_skill", skill, hybrid)).is_error).toBe(false);
-    await embedded();
+    const description = "Promote the standby database when the primary dies";
     // Full text needs every word ("death" is nowhere); only the description shares the rest with it.
-    const input = { query: "promoting standby databases after primary death" };
-    const skillsOf = async (search: SearchSettings) =>
-      (await call("skills_search", input, search)).result.skills as Array<Record<string, unknown>>;
+    const skillsOf = await skillSearch(
+      {
+        name: "db-failover",
+        description,
+        content: "Run pg_ctl promote on the replica host, then repoint the connection strings.",
+      },
+      "promoting standby databases after primary death",
+    );
     expect(await skillsOf(FULL_TEXT_ONLY)).toEqual([]);
     expect(await skillsOf(hybrid)).toEqual([
       expect.objectContaining({
         name: "db-failover",
-        description: skill.description,
+        description,
         why: expect.stringMatching(/^semantic similarity 0\.\d{3} \(#1\)/),
       }),
     ]);
