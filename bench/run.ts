@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import type { PhaseSummaries, ProcessSummary } from "../apps/memory-retrieval/bench/retrieval-bench";
 import { runAgentSqlBench } from "../packages/db/bench/agent-sql-bench";
 import { runAppendBench } from "../packages/db/bench/append-bench";
 import { runNavigationBench } from "../packages/db/bench/navigation-bench";
@@ -299,6 +300,17 @@ if (only.has("subsessions")) {
   );
 }
 
+/** Where the searches above spent their time (phases of `rankedSearch`) and the bench process meanwhile. */
+function searchBreakdown(phases: PhaseSummaries, watched: ProcessSummary | undefined) {
+  for (const [phase, summary] of Object.entries(phases)) latency(`  phase ${phase} (ms)`, summary);
+  if (watched === undefined) return;
+  value(
+    "  bench process: event-loop delay p99 / max; GC pauses, total / max (ms)",
+    `${ms(watched.eventLoopDelayP99Ms)} / ${ms(watched.eventLoopDelayMaxMs)}; ${watched.gcPauses}, ${ms(watched.gcPauseTotalMs)} / ${ms(watched.gcPauseMaxMs)}`,
+    "reported",
+  );
+}
+
 if (only.has("retrieval")) {
   const { runRetrievalBench } = await import("../apps/memory-retrieval/bench/retrieval-bench");
   const retrieval = await runRetrievalBench(
@@ -315,6 +327,7 @@ if (only.has("retrieval")) {
     p50: 20,
     p99: 100,
   });
+  searchBreakdown(retrieval.searchPhasesMs, retrieval.searchProcess);
   latency("retrieval: event commit → searchable (ms)", retrieval.commitToSearchableMs);
   if (retrieval.hybridSearchMs !== undefined) {
     value(
@@ -322,7 +335,8 @@ if (only.has("retrieval")) {
       String(retrieval.embeddedPerSecond),
       "reported",
     );
-    latency(`retrieval_search over ${corpus}, hybrid (ms)`, retrieval.hybridSearchMs);
+    latency(`retrieval_search over ${corpus}, hybrid (ms)`, retrieval.hybridSearchMs, { p99: 100 });
+    searchBreakdown(retrieval.hybridPhasesMs ?? {}, retrieval.hybridProcess);
   }
 }
 

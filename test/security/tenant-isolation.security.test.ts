@@ -378,8 +378,8 @@ describe("the services' database role", () => {
         .execute();
       // Embeddings are off on this platform: the queue row and the vector as the embedder writes them.
       const agentId = owned.agents ?? "";
-      await sql`INSERT INTO embedding_backlog (tenant_id, agent_id, kind, ref)
-        VALUES (${tenantId}, ${agentId}, 'event', ${event.id})`.execute(trx);
+      await sql`INSERT INTO embedding_backlog (tenant_id, agent_id, kind, ref, model)
+        VALUES (${tenantId}, ${agentId}, 'event', ${event.id}, 'seeded')`.execute(trx);
       await sql`INSERT INTO retrieval_embeddings (tenant_id, agent_id, kind, ref, session_id, model, vector)
         VALUES (${tenantId}, ${agentId}, 'event', ${event.id}, ${sessionId}, 'seeded', ${Buffer.from([0, 0, 128, 63])})`.execute(
         trx,

@@ -1,6 +1,12 @@
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, PerformanceObserver, performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { trace } from "@opentelemetry/api";
+import { context } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
 import { type Bus, connectBus, createOutboxRelay, ensureStreams } from "@wakeloop/bus";
 import type { SessionEvent } from "@wakeloop/contracts";
 import { append, embeddingBacklog, indexSessionEvents, newId, searchSessionEvents } from "@wakeloop/db";
@@ -11,6 +17,7 @@ import {
   cleanupPrefix,
   createTestDatabase,
   type LatencySummary,
+  round2,
   seedAgent,
   seedSession,
   summarize,
@@ -22,7 +29,9 @@ import { EMBED_MAX_ATTEMPTS, startEmbedder } from "../src/embedder";
 import { createEmbeddingsClient } from "../src/embeddings-client";
 import { startEventIndexer } from "../src/event-indexer";
 import { startMemoryServer } from "../src/memory-server";
+import { SEARCH_PHASES, type SearchPhase } from "../src/search-phases";
 import type { SearchSettings } from "../src/tool-call";
+import { createVectorCache } from "../src/vector-cache";
 import { SEED_SQL, timed, WORDS } from "./memory-bench";
 
 /*
@@ -38,6 +47,9 @@ import { SEED_SQL, timed, WORDS } from "./memory-bench";
  *   256-dimension vectors, every event and entry embedded first by both replicas' embedders);
  * - lag: an event appended to a session (the event store's commit, with its outbox row) until a search
  *   finds it: outbox relay → JetStream → the indexer's durable consumer → the index, polled every 2 ms.
+ * Each series of searches also reports where the replicas' time went (the phases `rankedSearch`
+ * records on its span, read back from an in-memory exporter) and how this process fared meanwhile
+ * (event-loop delay, garbage-collection pauses): the replicas, the fake endpoint and the client share it.
  */
 
 export interface RetrievalBenchOptions {
@@ -55,10 +67,67 @@ export interface RetrievalBenchResult {
   memoryEntries: number;
   searchMs: LatencySummary;
   meanHitsPerSearch: number;
+  /** Where the full-text searches' time went, per phase (`SEARCH_PHASES`), and the process meanwhile. */
+  searchPhasesMs: PhaseSummaries;
+  searchProcess: ProcessSummary;
   commitToSearchableMs: LatencySummary;
   /** Vectors made per second by the two embedders (fake endpoint), and the hybrid searches. */
   embeddedPerSecond?: number;
   hybridSearchMs?: LatencySummary;
+  hybridPhasesMs?: PhaseSummaries;
+  hybridProcess?: ProcessSummary;
+}
+
+export type PhaseSummaries = Partial<Record<SearchPhase, LatencySummary>>;
+
+/** This process during a series: its event loop's delay and its garbage collector's pauses. */
+export interface ProcessSummary {
+  eventLoopDelayP99Ms: number;
+  eventLoopDelayMaxMs: number;
+  gcPauses: number;
+  gcPauseTotalMs: number;
+  gcPauseMaxMs: number;
+}
+
+/** Runs `series` while watching the event loop and the garbage collector. */
+async function watched<T>(series: () => Promise<T>): Promise<{ result: T; process: ProcessSummary }> {
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  const pauses: number[] = [];
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push(entry.duration);
+  });
+  gc.observe({ entryTypes: ["gc"] });
+  delay.enable();
+  try {
+    const result = await series();
+    return {
+      result,
+      process: {
+        eventLoopDelayP99Ms: round2(delay.percentile(99) / 1e6),
+        eventLoopDelayMaxMs: round2(delay.max / 1e6),
+        gcPauses: pauses.length,
+        gcPauseTotalMs: round2(pauses.reduce((sum, ms) => sum + ms, 0)),
+        gcPauseMaxMs: round2(Math.max(0, ...pauses)),
+      },
+    };
+  } finally {
+    delay.disable();
+    gc.disconnect();
+  }
+}
+
+/** The phases the replicas recorded on their `memory retrieval_search` spans. */
+function phasesOf(exporter: InMemorySpanExporter): PhaseSummaries {
+  const spans = exporter.getFinishedSpans().filter((span) => span.name === "memory retrieval_search");
+  const phases: PhaseSummaries = {};
+  for (const phase of SEARCH_PHASES) {
+    const samples = spans.flatMap((span) => {
+      const ms = span.attributes[`wakeloop.retrieval.${phase}_ms`];
+      return typeof ms === "number" ? [ms] : [];
+    });
+    if (samples.length > 0) phases[phase] = summarize(samples);
+  }
+  return phases;
 }
 
 const BATCH = 2_000;
@@ -86,6 +155,12 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
   const prefix = testPrefix();
   const buses: Bus[] = [];
   const stoppers: Array<() => Promise<void>> = [];
+  // The replicas' spans, kept in memory for their phases; spans need an active context to nest in.
+  const spans = new InMemorySpanExporter();
+  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }).getTracer(
+    "retrieval-bench",
+  );
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   try {
     const agent = await seedAgent(database.db);
     const sessions: string[] = [];
@@ -139,7 +214,7 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
           startMemoryServer({
             bus,
             db: database.appDb,
-            tracer: trace.getTracer("retrieval-bench"),
+            tracer,
             log,
             limits: { maxEntryBytes: 64 * 1024, maxStoreBytes: 1024 ** 3 },
             ...(searchSettings !== undefined && { search: searchSettings }),
@@ -175,10 +250,18 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
         input: { query, limit: 10 },
       });
     };
-    const searchMs = await timed(searches, async (index) => {
-      const response = await search(index);
+    /** `searches` timed searches (after the warm-up), with their phases and the process meanwhile. */
+    const measure = (count: (index: number, response: Awaited<ReturnType<typeof search>>) => void) =>
+      watched(() =>
+        timed(searches, async (index) => {
+          if (index === 0) spans.reset();
+          count(index, await search(index));
+        }),
+      );
+    const fullText = await measure((index, response) => {
       if (index >= 0) hits += (response.result.hits as unknown[]).length;
     });
+    const searchPhasesMs = phasesOf(spans);
 
     const scope = { tenantId: agent.tenantId, agentId: agent.agentId };
     const lags: number[] = [];
@@ -201,8 +284,10 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
       events: total,
       indexedPerSecond,
       memoryEntries,
-      searchMs,
+      searchMs: fullText.result,
       meanHitsPerSearch: Math.round((hits / searches) * 100) / 100,
+      searchPhasesMs,
+      searchProcess: fullText.process,
       commitToSearchableMs: summarize(lags),
     };
     if (options.hybrid === false) return result;
@@ -234,13 +319,27 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
     result.embeddedPerSecond = Math.round(
       (total + lagSamples + memoryEntries) / ((performance.now() - embedStarted) / 1_000),
     );
+    // As the seeded tables before the full-text run: statistics and the visibility map of 110 000 new
+    // vectors now, not from autovacuum in the middle of the measured searches.
+    await sql`VACUUM ANALYZE retrieval_embeddings`.execute(database.db);
+    await sql`VACUUM ANALYZE embedding_backlog`.execute(database.db);
     await stopReplicas();
-    searchSettings = { embeddings, vectorWindow: 1_000, minSimilarity: 0.25 };
+    // One replica's defaults (config.ts): a window of 1 000 vectors of each kind, 64 MB of them held.
+    searchSettings = {
+      embeddings,
+      vectorWindow: 1_000,
+      minSimilarity: 0.25,
+      vectorCache: createVectorCache(64 * 1024 * 1024),
+    };
     startReplicas();
     await Promise.all(buses.map((bus) => bus.nc.flush()));
-    result.hybridSearchMs = await timed(searches, search);
+    const hybrid = await measure(() => undefined);
+    result.hybridSearchMs = hybrid.result;
+    result.hybridPhasesMs = phasesOf(spans);
+    result.hybridProcess = hybrid.process;
     return result;
   } finally {
+    context.disable();
     for (const stop of stoppers.reverse()) await stop();
     if (buses[0]) await cleanupPrefix(buses[0].jsm, prefix);
     await Promise.all(buses.map((bus) => bus.close()));

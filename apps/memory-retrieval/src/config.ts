@@ -80,6 +80,15 @@ export const MemoryRetrievalEnv = serviceEnv({ healthPort: 9084, metricsPort: 94
       .describe(
         "Newest vectors of each kind (events, memory) a hybrid search ranks besides its full-text candidates",
       ),
+    EMBEDDINGS_CACHE_MB: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(16_384)
+      .default(64)
+      .describe(
+        "Memory for stored vectors this replica has read, so a hybrid search reads only new ones; 0: none",
+      ),
     EMBEDDINGS_MIN_SIMILARITY: z.coerce
       .number()
       .min(-1)

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   claimEmbeddingWork,
@@ -16,42 +17,61 @@ export const EMBED_RETRY_MS = 1_000;
 export const EMBED_MAX_ATTEMPTS = 8;
 /** Characters of a text sent to the model; embedding models take a few thousand tokens at most. */
 export const EMBED_MAX_CHARS = 8_000;
+/**
+ * How long a replica's registration of its model lasts, and how often a running embedder renews it. A
+ * model no replica renewed for this long is off: nothing more is queued for it and its queue is dropped.
+ */
+export const EMBED_MODEL_TTL_MS = 10 * 60_000;
+export const EMBED_RENEW_MS = 60_000;
 
 export interface EmbedderOptions {
   db: Kysely<Database>;
   log: Logger;
-  /** null: embeddings are off; the queue is dropped and nothing is embedded. */
+  /** null: this replica embeds nothing (and leaves other replicas' models alone). */
   embeddings: EmbeddingsClient | null;
   batchSize: number;
   pollMs: number;
 }
 
 /**
- * Embeds what the index and memory writes queue (migration 0025), off their commit path: every replica
- * claims due rows of every tenant in batches, asks the endpoint for their vectors and stores them. A
- * failed batch is tried again row by row, so one text the endpoint refuses fails alone; failed rows
- * come back after their retry time. Full-text search never waits for any of it.
+ * Embeds what the index and memory writes queue (migrations 0025, 0029), off their commit path: the
+ * replica registers its model (renewed while it runs), then claims that model's due rows of every
+ * tenant in batches, asks the endpoint for their vectors and stores them. A failed batch is tried again
+ * row by row, so one text the endpoint refuses fails alone; failed rows come back after their retry
+ * time. Full-text search never waits for any of it. A replica without embeddings only drops the models
+ * no replica renewed.
  */
 export async function startEmbedder(options: EmbedderOptions): Promise<{ stop(): Promise<void> }> {
   const { db, log, embeddings } = options;
-  const queued = await configureEmbeddings(db, embeddings?.model ?? null);
+  const queued = await configureEmbeddings(db, embeddings?.space ?? null, EMBED_MODEL_TTL_MS);
   if (embeddings === null) return { stop: async () => undefined };
   const client = embeddings;
-  log.info({ model: client.model, queued }, "embedder started");
+  log.info({ model: client.space, queued }, "embedder started");
   const stopping = new AbortController();
+  let renewed = performance.now();
+
+  /** Keeps the model registered; after a lapse (a replica stopped for long) it queues what was missed. */
+  async function renew(): Promise<void> {
+    if (performance.now() - renewed < EMBED_RENEW_MS) return;
+    const missed = await configureEmbeddings(db, client.space, EMBED_MODEL_TTL_MS);
+    renewed = performance.now();
+    if (missed > 0) log.warn({ model: client.space, queued: missed }, "embedding model registered again");
+  }
 
   async function embedAll(work: EmbeddingWork[]): Promise<void> {
     const live = work.filter((row) => row.text !== null);
     const texts = live.map((row) => (row.text ?? "").slice(0, EMBED_MAX_CHARS));
     const vectors = live.length === 0 ? [] : await client.embed(texts);
-    await storeEmbeddings(db, client.model, [
+    await storeEmbeddings(db, client.space, [
       ...live.map((row, index) => ({ ...row, vector: vectors[index] ?? null })),
       ...work.filter((row) => row.text === null).map((row) => ({ ...row, vector: null })),
     ]);
   }
 
   async function round(): Promise<number> {
+    await renew();
     const work = await claimEmbeddingWork(db, {
+      model: client.space,
       maxRows: options.batchSize,
       retryMs: EMBED_RETRY_MS,
       maxAttempts: EMBED_MAX_ATTEMPTS,

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import OpenAI from "openai";
 
 /*
@@ -17,7 +18,11 @@ export interface EmbeddingsSettings {
 }
 
 export interface EmbeddingsClient {
-  readonly model: string;
+  /**
+   * The space its vectors live in: the model, with `@dimensions` when they are shortened. Vectors are
+   * stored and compared per space, so replicas configured differently never mix theirs.
+   */
+  readonly space: string;
   /** One vector per text, in order. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
   /** A search query's vector (no retries); the same query again is answered from a small cache. */
@@ -35,7 +40,7 @@ export function createEmbeddingsClient(settings: EmbeddingsSettings): Embeddings
     timeout: settings.timeoutMs,
     maxRetries: 2,
   });
-  const cache = new Map<string, Float32Array>();
+  const cache = new LRUCache<string, Float32Array>({ max: QUERY_CACHE_SIZE });
   async function embed(texts: readonly string[], retries?: number): Promise<Float32Array[]> {
     const response = await client.embeddings.create(
       {
@@ -56,7 +61,7 @@ export function createEmbeddingsClient(settings: EmbeddingsSettings): Embeddings
     return vectors;
   }
   return {
-    model: settings.model,
+    space: settings.dimensions === undefined ? settings.model : `${settings.model}@${settings.dimensions}`,
     embed: (texts) => embed(texts),
     async embedQuery(text) {
       const cached = cache.get(text);
@@ -64,7 +69,6 @@ export function createEmbeddingsClient(settings: EmbeddingsSettings): Embeddings
       // A search does not wait through retries: without the vector it answers with full text alone.
       const [vector] = await embed([text], 0);
       if (vector === undefined) throw new Error("the embeddings endpoint answered no vector");
-      if (cache.size >= QUERY_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       cache.set(text, vector);
       return vector;
     },

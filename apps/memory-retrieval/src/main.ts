@@ -4,6 +4,7 @@ import { startEmbedder } from "./embedder";
 import { createEmbeddingsClient } from "./embeddings-client";
 import { startEventIndexer } from "./event-indexer";
 import { startMemoryServer } from "./memory-server";
+import { createVectorCache } from "./vector-cache";
 
 // Wiring only (STYLE §8): behaviour modules are started here and stopped by the returned stoppable.
 await runService({
@@ -31,6 +32,7 @@ await runService({
         embeddings,
         vectorWindow: config.EMBEDDINGS_WINDOW,
         minSimilarity: config.EMBEDDINGS_MIN_SIMILARITY,
+        vectorCache: createVectorCache(config.EMBEDDINGS_CACHE_MB * 1024 * 1024),
       },
     });
     return {

@@ -23,6 +23,7 @@ import { createEmbeddingsClient, type EmbeddingsClient } from "./embeddings-clie
 import { executeMemoryCall } from "./memory-server";
 import { recallMemory } from "./recall";
 import { FULL_TEXT_ONLY, type SearchSettings } from "./tool-call";
+import { createVectorCache } from "./vector-cache";
 
 // Against real Postgres and the fake model server's `/v1/embeddings` (a deterministic hashed bag of word
 // stems): the background embedder fills the vectors, hybrid search finds what full text misses, and the
@@ -48,7 +49,7 @@ beforeAll(async () => {
     dimensions: undefined,
     timeoutMs: 5_000,
   });
-  hybrid = { embeddings, vectorWindow: 1_000, minSimilarity: 0.25 };
+  hybrid = { embeddings, vectorWindow: 1_000, minSimilarity: 0.25, vectorCache: createVectorCache(1 << 20) };
   embedder = await startEmbedder({
     db: testDb.appDb,
     log: createLogger({ service: "ranking-test", level: "silent" }),
@@ -85,6 +86,14 @@ function call(tool: string, input: unknown, search: SearchSettings, sessionId = 
 
 const hitsOf = async (tool: string, input: unknown, search: SearchSettings) =>
   (await call(tool, input, search)).result.hits as Array<Record<string, unknown>>;
+
+/** A skill created and embedded, and what `skills_search` answers for `query` with each setting. */
+async function skillSearch(skill: { name: string; description: string; content: string }, query: string) {
+  expect((await call("create_skill", skill, hybrid)).is_error).toBe(false);
+  await embedded();
+  return async (search: SearchSettings) =>
+    (await call("skills_search", { query }, search)).result.skills as Array<Record<string, unknown>>;
+}
 
 async function index(sessionId: string, text: string, createdAt = new Date()): Promise<string> {
   const event: SessionEvent = {
@@ -307,16 +316,11 @@ describe("one engine for memory_search, skills_search and recall", () => {
   });
 
   it("skills_search ranks enabled skills by the same hybrid search", async () => {
-    const skill = {
-      name: "cut-release",
-      description: "Ship a version",
-      content: "Tag the build and publish notes.",
-    };
-    expect((await call("create_skill", skill, hybrid)).is_error).toBe(false);
-    await embedded();
     const input = { query: "publishing tagged builds quickly" };
-    const skillsOf = async (search: SearchSettings) =>
-      (await call("skills_search", input, search)).result.skills as Array<Record<string, unknown>>;
+    const skillsOf = await skillSearch(
+      { name: "cut-release", description: "Ship a version", content: "Tag the build and publish notes." },
+      input.query,
+    );
     expect(await skillsOf(FULL_TEXT_ONLY)).toEqual([]);
     expect(await skillsOf(hybrid)).toEqual([
       expect.objectContaining({
@@ -332,6 +336,27 @@ describe("one engine for memory_search, skills_search and recall", () => {
     );
     await call("disable_skill", { name: "cut-release" }, hybrid);
     expect(await skillsOf(hybrid)).toEqual([]);
+  });
+
+  it("skills_search finds a skill by a paraphrase of its one-line description (embedded with it)", async () => {
+    const description = "Promote the standby database when the primary dies";
+    // Full text needs every word ("death" is nowhere); only the description shares the rest with it.
+    const skillsOf = await skillSearch(
+      {
+        name: "db-failover",
+        description,
+        content: "Run pg_ctl promote on the replica host, then repoint the connection strings.",
+      },
+      "promoting standby databases after primary death",
+    );
+    expect(await skillsOf(FULL_TEXT_ONLY)).toEqual([]);
+    expect(await skillsOf(hybrid)).toEqual([
+      expect.objectContaining({
+        name: "db-failover",
+        description,
+        why: expect.stringMatching(/^semantic similarity 0\.\d{3} \(#1\)/),
+      }),
+    ]);
   });
 
   it("recall finds a note by meaning when no searched word of the input is in it", async () => {

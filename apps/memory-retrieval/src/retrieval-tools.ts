@@ -18,6 +18,7 @@ import {
   memoryEntriesByKey,
   readJson,
   readRankingFacts,
+  readVectors,
   readVectorWindow,
   type SessionLineage,
   type SessionRankingFacts,
@@ -25,6 +26,7 @@ import {
   searchMemory,
   searchSessionEvents,
   searchSpans,
+  type VectorKey,
 } from "@wakeloop/db";
 import { setupFingerprint } from "@wakeloop/tool-runtime";
 import {
@@ -36,6 +38,7 @@ import {
   rankCandidates,
   relationOf,
 } from "./hit-ranking";
+import { type PhaseClock, phaseClock } from "./search-phases";
 import { parseInput, type ToolCall } from "./tool-call";
 
 export type RetrievalToolName = "retrieval_search" | "session_search_context" | "session_search_traces";
@@ -132,22 +135,23 @@ async function semanticList(
   vector: Float32Array,
   found: Map<string, Found>,
   depth: number,
-): Promise<{ keys: string[]; similarity: Map<string, number> }> {
+  clock: PhaseClock,
+): Promise<{ keys: string[]; similarity: Map<string, number>; vectors: number; vectorsRead: number }> {
   const { db, scope, search } = call;
+  const space = search.embeddings?.space ?? "";
   const kinds: EmbeddingKind[] = [
     ...(plan.memory ? ["memory" as const] : []),
     ...(plan.events ? ["event" as const] : []),
   ];
-  const candidates = [...found.values()].flatMap(
-    (hit): Array<{ kind: EmbeddingKind; ref: string; target: string }> =>
-      hit.source === "memory"
-        ? [{ kind: "memory", ref: hit.row.store, target: hit.row.target }]
-        : hit.source === "session_event"
-          ? [{ kind: "event", ref: hit.row.event_id, target: "" }]
-          : [],
+  const candidates = [...found.values()].flatMap((hit): VectorKey[] =>
+    hit.source === "memory"
+      ? [{ kind: "memory", ref: hit.row.store, target: hit.row.target }]
+      : hit.source === "session_event"
+        ? [{ kind: "event", ref: hit.row.event_id, target: "" }]
+        : [],
   );
-  const stored = await readVectorWindow(db, scope, {
-    model: search.embeddings?.model ?? "",
+  const stamps = await readVectorWindow(db, scope, {
+    model: space,
     window: search.vectorWindow,
     kinds,
     ...(plan.events?.sessionIds !== undefined && { sessionIds: plan.events.sessionIds }),
@@ -155,6 +159,18 @@ async function semanticList(
     memory: plan.memory ?? {},
     candidates,
   });
+  clock.lap("vector_window");
+  // The bytes only of vectors this replica does not hold yet (or holds from an earlier embedding).
+  const cacheKey = (row: VectorKey) => `${space}\u0000${row.kind}\u0000${row.ref}\u0000${row.target}`;
+  const unread = stamps.filter((row) => search.vectorCache.get(cacheKey(row), row.stamp) === undefined);
+  for (const row of await readVectors(db, scope, space, unread)) {
+    search.vectorCache.set(cacheKey(row), row.stamp, row.vector);
+  }
+  const stored = stamps.flatMap((row) => {
+    const held = search.vectorCache.get(cacheKey(row), row.stamp);
+    return held === undefined ? [] : [{ ...row, vector: held }];
+  });
+  clock.lap("vector_bytes");
   const nearest = stored
     .map((row) => ({
       row,
@@ -164,6 +180,7 @@ async function semanticList(
     .filter((item) => item.similarity >= search.minSimilarity)
     .sort((a, b) => b.similarity - a.similarity || (a.key < b.key ? -1 : 1))
     .slice(0, depth);
+  clock.lap("similarity");
   const missing = nearest.filter((item) => !found.has(item.key));
   const [events, entries] = await Promise.all([
     indexedEventsById(
@@ -184,9 +201,12 @@ async function semanticList(
     found.set(memoryKey(row.store, row.target), { source: "memory", row, text: null });
   // A neighbour whose entry went away between the two reads is no hit.
   const kept = nearest.filter((item) => found.has(item.key));
+  clock.lap("neighbours");
   return {
     keys: kept.map((item) => item.key),
     similarity: new Map(kept.map((item) => [item.key, item.similarity])),
+    vectors: stored.length,
+    vectorsRead: unread.length,
   };
 }
 
@@ -325,18 +345,23 @@ function hitView(hit: RankedHit): Record<string, unknown> {
  */
 export async function rankedSearch(call: SearchCall, plan: SearchPlan) {
   const { db, scope } = call;
+  const clock = phaseClock();
   const embeddings = plan.memory !== null || plan.events !== null ? call.search.embeddings : null;
   const depth = embeddings === null && plan.spans === null ? plan.limit : Math.max(plan.limit, FUSION_DEPTH);
   // Asked at once, beside the full-text searches; a failure leaves the search to full text.
-  const queryVector = embeddings?.embedQuery(plan.meaning ?? plan.query).then(
-    (vector) => ({ vector }),
-    (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
-  );
+  const queryVector = embeddings
+    ?.embedQuery(plan.meaning ?? plan.query)
+    .finally(() => clock.sinceStart("embedding"))
+    .then(
+      (vector) => ({ vector }),
+      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+    );
   const [memory, events, spans] = await Promise.all([
     plan.memory ? searchMemory(db, scope, { ...plan.memory, query: plan.query, limit: depth }) : [],
     plan.events ? searchSessionEvents(db, scope, { query: plan.query, limit: depth, ...plan.events }) : [],
     plan.spans ? searchSpans(db, scope, { query: plan.query, limit: depth, ...plan.spans }) : [],
   ]);
+  clock.lap("full_text");
   const found = new Map<string, Found>();
   for (const { rank, match, ...row } of memory) {
     found.set(memoryKey(row.store, row.target), { source: "memory", row, text: { match, rank } });
@@ -356,10 +381,11 @@ export async function rankedSearch(call: SearchCall, plan: SearchPlan) {
     return key;
   });
   const asked = await queryVector;
+  clock.lap("embedding_wait");
   const semantic =
     asked !== undefined && "vector" in asked
-      ? await semanticList(call, plan, asked.vector, found, depth)
-      : { keys: [], similarity: new Map<string, number>() };
+      ? await semanticList(call, plan, asked.vector, found, depth, clock)
+      : { keys: [], similarity: new Map<string, number>(), vectors: 0, vectorsRead: 0 };
 
   // A caller that is not a session earns no priors: the facts are not read.
   const facts =
@@ -376,6 +402,7 @@ export async function rankedSearch(call: SearchCall, plan: SearchPlan) {
         });
   const origins = new Map(facts.sessions.map((session) => [session.sessionId, originOf(session)]));
   const current = call.sessionId === null ? null : (origins.get(call.sessionId) ?? null);
+  clock.lap("priors");
   const candidates: Array<Candidate<Found>> = [...found.entries()].map(([key, hit]) => {
     const session = sessionOf(hit, facts.versionSessions);
     return { key, hit, origin: session === null ? null : (origins.get(session) ?? null) };
@@ -389,8 +416,15 @@ export async function rankedSearch(call: SearchCall, plan: SearchPlan) {
     },
     current,
   );
+  clock.lap("fusion");
+  const ranking = asked === undefined ? "full_text" : "vector" in asked ? "hybrid" : "full_text";
+  clock.record({
+    "wakeloop.retrieval.ranking": ranking,
+    "wakeloop.retrieval.vectors": semantic.vectors,
+    "wakeloop.retrieval.vectors_read": semantic.vectorsRead,
+  });
   return {
-    ranking: asked === undefined ? "full_text" : "vector" in asked ? "hybrid" : "full_text",
+    ranking,
     ...(asked !== undefined && "error" in asked && { embeddings_error: asked.error }),
     hits: ranked.slice(0, plan.limit).map(
       (candidate): RankedHit => ({

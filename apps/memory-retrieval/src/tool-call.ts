@@ -3,6 +3,7 @@ import type { Database, MemoryLimits, MemoryScope } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import type { z } from "zod";
 import type { EmbeddingsClient } from "./embeddings-client";
+import { createVectorCache, type VectorCache } from "./vector-cache";
 
 /** How retrieval searches: full text alone, or hybrid with the embeddings endpoint (docs/memory.md). */
 export interface SearchSettings {
@@ -12,9 +13,16 @@ export interface SearchSettings {
   vectorWindow: number;
   /** Cosine similarity a vector neighbour needs to count as a hit. */
   minSimilarity: number;
+  /** Stored vectors this replica has read (keyed by their space, so any model may share it). */
+  vectorCache: VectorCache;
 }
 
-export const FULL_TEXT_ONLY: SearchSettings = { embeddings: null, vectorWindow: 0, minSimilarity: 1 };
+export const FULL_TEXT_ONLY: SearchSettings = {
+  embeddings: null,
+  vectorWindow: 0,
+  minSimilarity: 1,
+  vectorCache: createVectorCache(0),
+};
 
 /** One memory tool call as the tools see it. */
 export interface ToolCall {

@@ -121,9 +121,12 @@ export {
   type EmbeddingKind,
   type EmbeddingWork,
   embeddingBacklog,
+  readVectors,
   readVectorWindow,
   type StoredVector,
   storeEmbeddings,
+  type VectorKey,
+  type VectorStamp,
   type VectorWindowOptions,
 } from "./retrieval-embeddings";
 export { type RankingFacts, readRankingFacts, type SessionRankingFacts } from "./retrieval-facts";

@@ -46,7 +46,7 @@ describe("migrations", () => {
         "outcome_evaluations",
         "outcomes",
         "provider_credentials",
-        "retrieval_embedding_settings",
+        "retrieval_embedding_models",
         "retrieval_embeddings",
         "schedule_firings",
         "schedules",
