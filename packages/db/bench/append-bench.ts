@@ -1,6 +1,17 @@
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { append, createSession, type NewEvent } from "@wakeloop/db";
+import {
+  append,
+  appendAt,
+  createSession,
+  type Database,
+  getSession,
+  type NewEvent,
+  newId,
+  type SessionHead,
+  setAgentState,
+  withTenant,
+} from "@wakeloop/db";
 import {
   createTestDatabase,
   type LatencySummary,
@@ -10,12 +21,17 @@ import {
   summarize,
   type TestDatabase,
 } from "@wakeloop/testing";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
 
 /*
  * Event-store append throughput and latency on a real Postgres, in a throwaway database:
  *   npx tsx packages/db/bench/append-bench.ts
  * Scenarios: one session with one writer (a wake appending), one session with many writers (the
- * row lock serializes them), and several sessions each with its own writer (how appends scale).
+ * row lock serializes them), and several sessions each with its own writer (how appends scale). And
+ * the commit of a state-tool step (`set_state`'s upsert with the step's events), as one statement
+ * (`agentState`) and as a transaction around the upsert and the append (what a step with other
+ * inline tools does), with the statements each sends: the round trips, which load does not distort.
  * Appends run as the services' role, so row-level security and the tenant setting are on the path.
  */
 
@@ -40,8 +56,16 @@ export interface ScenarioResult {
   latencyMs: LatencySummary;
 }
 
+export interface StateStepResult {
+  steps: number;
+  /** Statements sent per step: each one a round trip. */
+  roundTrips: number;
+  latencyMs: LatencySummary;
+}
+
 export interface AppendBenchResult {
   eventsPerAppend: number;
+  stateStep: { oneCall: StateStepResult; transaction: StateStepResult };
   singleSession: ScenarioResult;
   contendedSession: ScenarioResult;
   parallelSessions: ScenarioResult;
@@ -109,6 +133,69 @@ async function scenario(
   };
 }
 
+/** A state-tool step's events: the call, the response's end, its result and the next request's start. */
+function stepEvents(index: number): NewEvent[] {
+  const callId = newId("event");
+  return [
+    {
+      id: callId,
+      type: "agent.tool_use",
+      name: "set_state",
+      input: { key: `k${index}` },
+      evaluated_permission: "allow",
+    },
+    {
+      type: "agent.tool_result",
+      tool_use_id: callId,
+      content: [{ type: "text", text: "{}" }],
+      is_error: false,
+    },
+    { type: "span.model_request_start", model: "bench" },
+  ];
+}
+
+/** `steps` state-tool step commits on one session from its head, counting the statements sent. */
+async function stateSteps(
+  testDb: TestDatabase,
+  seeded: SeededAgent,
+  steps: number,
+  mode: "oneCall" | "transaction",
+): Promise<StateStepResult> {
+  let statements = 0;
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: testDb.appUrl, max: 1 }) }),
+    log: () => {
+      statements += 1;
+    },
+  });
+  try {
+    const { tenantId, agentId } = seeded;
+    const sessionId = await newSession(testDb, seeded);
+    const row = await getSession(db, tenantId, sessionId);
+    if (row === null) throw new Error("no session");
+    let head: SessionHead = { lastSeq: row.last_seq, state: row.state };
+    statements = 0;
+    const latencies: number[] = [];
+    for (let index = 0; index < steps; index++) {
+      const key = `bench/${mode}/${index % 16}`;
+      const value = { n: index };
+      const events = stepEvents(index);
+      const before = performance.now();
+      head =
+        mode === "oneCall"
+          ? (await appendAt(db, { tenantId, sessionId, head, events, agentState: [{ key, value }] })).head
+          : await withTenant(db, tenantId, async (trx) => {
+              await setAgentState(trx, { tenantId, agentId }, key, value);
+              return (await appendAt(trx, { tenantId, sessionId, head, events })).head;
+            });
+      latencies.push(performance.now() - before);
+    }
+    return { steps, roundTrips: round(statements / steps), latencyMs: summarize(latencies) };
+  } finally {
+    await db.destroy();
+  }
+}
+
 export async function runAppendBench(options: AppendBenchOptions = {}): Promise<AppendBenchResult> {
   const appendsPerWriter = options.appendsPerWriter ?? 500;
   const eventsPerAppend = options.eventsPerAppend ?? 1;
@@ -128,8 +215,15 @@ export async function runAppendBench(options: AppendBenchOptions = {}): Promise<
         appendsPerWriter,
         eventsPerAppend,
       );
+    const steps = Math.max(50, appendsPerWriter);
+    await stateSteps(testDb, seeded, 50, "oneCall");
+    await stateSteps(testDb, seeded, 50, "transaction");
     return {
       eventsPerAppend,
+      stateStep: {
+        oneCall: await stateSteps(testDb, seeded, steps, "oneCall"),
+        transaction: await stateSteps(testDb, seeded, steps, "transaction"),
+      },
       singleSession: await run(1, 1),
       contendedSession: await run(1, contendedWriters),
       parallelSessions: await run(parallelSessions, 1),

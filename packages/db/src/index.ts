@@ -53,6 +53,7 @@ export {
 } from "./event-index";
 export { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
 export {
+  type AgentStateWrite,
   type Appended,
   type AppendInput,
   append,

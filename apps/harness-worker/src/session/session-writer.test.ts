@@ -101,6 +101,32 @@ describe("SessionWriter", () => {
     expect(await stateValue(key)).toBe("kept");
   });
 
+  it("commits the agent's state writes in the append, in order, or none when the lease was lost", async () => {
+    const { sessionId, view, writer } = await heldWake();
+    const [kept, other] = [newId("event"), newId("event")];
+    await writer.write({
+      events: [thinking],
+      agentState: [
+        { key: kept, value: "first" },
+        { key: other, value: { n: 1 } },
+        { key: kept, value: "kept" },
+      ],
+    });
+    expect([await stateValue(kept), await stateValue(other)]).toEqual(["kept", { n: 1 }]);
+    expect(view.lastSeq).toBe(1);
+
+    await testDb.db
+      .updateTable("sessions")
+      .set((eb) => ({ lease_epoch: eb("lease_epoch", "+", 1) }))
+      .where("id", "=", sessionId)
+      .execute();
+    await expect(
+      writer.write({ events: [thinking], agentState: [{ key: kept, value: "lost" }] }),
+    ).rejects.toMatchObject({ code: "stale_fence" });
+    expect(await stateValue(kept)).toBe("kept");
+    expect(await readEvents(testDb.appDb, { tenantId: seeded.tenantId, sessionId })).toHaveLength(1);
+  });
+
   it("records, settles and finishes with its events", async () => {
     const { wakeId, writer } = await heldWake();
     const call = { id: newId("event"), name: "bash", input: { command: "ls" }, idempotent: false };

@@ -12,6 +12,7 @@ import {
 } from "@wakeloop/contracts";
 import {
   type AgentSqlPool,
+  type AgentStateWrite,
   acquireLease,
   type Database,
   listAgentTools,
@@ -44,6 +45,7 @@ import type { McpAccess, WakeMcpClients } from "../tools/mcp/mcp-clients";
 import { evaluatorGates } from "../tools/outcome-tools";
 import { type CallPlan, planModelCalls } from "../tools/plan-calls";
 import { executeCalls, resumeCalls, withToolUsage } from "../tools/run-calls";
+import { writesWithAppend } from "../tools/state-tools";
 import { reportsResult } from "../tools/sub-session-tools";
 import { runsInDatabase, type ToolContext } from "../tools/tool-context";
 import { resultEvent } from "../tools/tool-outcome";
@@ -284,7 +286,7 @@ class Wake {
   /**
    * One model request and what it asked for, from its committed start to the next start or the end of
    * the turn. Calls whose effects live in Postgres (inline tools) commit with the response, their
-   * results and the next start: one commit per step. Calls with effects elsewhere (the sandbox) are
+   * results and the next start: one commit per step, one statement when they are only `set_state`. Calls with effects elsewhere (the sandbox) are
    * announced and recorded `planned` first, and their results commit with the next start (invariant 4).
    */
   private async step(client: ResolvedClient, start: SessionEvent): Promise<SessionEvent | null> {
@@ -351,9 +353,19 @@ class Wake {
       });
     }
 
+    // A step calling only `set_state` (or nothing) needs no transaction: its writes ride in the append,
+    // one statement. Other inline calls run in the transaction the append commits in.
+    const agentState: AgentStateWrite[] | undefined = plan.groups
+      .flat()
+      .every((call) => writesWithAppend(call.tool))
+      ? []
+      : undefined;
     let end: StepEnd | null = null;
-    const committed = await this.writer.writeWith(async (db) => {
-      const results = await executeCalls({ ...this.tools, db, inCommit: true, stepUsage: usage }, plan);
+    const runStep = async (db: Kysely<Database>): Promise<WriteInput> => {
+      const results = await executeCalls(
+        { ...this.tools, db, inCommit: true, stepUsage: usage, ...(agentState && { agentState }) },
+        plan,
+      );
       end = this.interrupted()
         ? null
         : this.endOfStep(plan, response, withToolUsage({ ...this.view.state, usage }, results));
@@ -361,9 +373,13 @@ class Wake {
         events: [...events, ...results.events, ...(end?.events ?? [])],
         record: settledRecords(plan.planned, results.settle),
         ...batch,
+        ...(agentState && { agentState }),
         ...(end?.finish && { finish: end.finish }),
       };
-    });
+    };
+    const committed = agentState
+      ? await this.writer.write(await runStep(this.deps.db))
+      : await this.writer.writeWith(runStep);
     const ended = end as StepEnd | null;
     if (ended === null) return this.endForInterrupt().then(() => null);
     return ended.continues ? startOf(committed) : null;
