@@ -75,6 +75,9 @@ export {
   acquireLease,
   type HeldLease,
   renewLeases,
+  type StartedWake,
+  type StartWakeInput,
+  startWake,
 } from "./lease";
 export {
   contentHash,

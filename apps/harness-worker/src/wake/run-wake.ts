@@ -13,10 +13,10 @@ import {
 import {
   type AgentSqlPool,
   type AgentStateWrite,
-  acquireLease,
   type Database,
   listAgentTools,
   type NewEvent,
+  startWake,
   type ToolCallRecord,
   type ToolCallUpdate,
 } from "@wakeloop/db";
@@ -38,7 +38,7 @@ import { learningDirectives } from "../context/learning-directive";
 import { callModel } from "../model/call-model";
 import type { ModelClients } from "../model/model-clients";
 import type { HistoryCache } from "../session/history-cache";
-import { loadSession, sessionSpecs } from "../session/load-session";
+import { HISTORY_PAGE, loadSession, sessionSpecs, startingHistory } from "../session/load-session";
 import type { SessionView } from "../session/session-view";
 import { SessionWriter, type WriteInput } from "../session/session-writer";
 import type { McpAccess, WakeMcpClients } from "../tools/mcp/mcp-clients";
@@ -108,12 +108,17 @@ async function leasedWake(
 ): Promise<void> {
   const { db, settings } = deps;
   const traceId = span.spanContext().traceId;
-  const lease = await acquireLease(db, {
+  // The lease, the history after what this worker kept of the session and whether the agent has
+  // tools of its own: one round trip.
+  const knownSeq = deps.histories.heldOf(job.session_id);
+  const lease = await startWake(db, {
     tenantId: job.tenant_id,
     sessionId: job.session_id,
     wakeId: job.wake_id,
     workerId: settings.workerId,
     ttlMs: settings.leaseTtlMs,
+    knownSeq,
+    pageSize: HISTORY_PAGE,
   });
   if (lease === null) {
     span.setAttribute("wakeloop.wake.duplicate_job", true);
@@ -152,7 +157,11 @@ async function leasedWake(
     // request of this wake are computed from the listing committed with its start (invariant 6).
     mcp = wakeMcpClients(deps.mcp, job.tenant_id, specs);
     const listing = mcp?.list(interrupt.signal) ?? Promise.resolve(null);
-    const known = deps.histories.take(job.session_id, lease.session.last_seq);
+    const known = startingHistory(
+      deps.histories.take(job.session_id, lease.session.last_seq),
+      knownSeq,
+      lease.events,
+    );
     const memory = loadWakeMemory(
       deps.memory,
       deps.tracer,
@@ -160,8 +169,11 @@ async function leasedWake(
       { tenantId: job.tenant_id, agentId: lease.session.agent_id },
       settings.recall.timeoutMs,
     );
-    // Read beside the history, off the critical chain; fixed for the wake (offered from the next one).
-    const agentTools = listAgentTools(db, { tenantId: job.tenant_id, agentId: lease.session.agent_id });
+    // Read beside the history, off the critical chain, when the agent has any; fixed for the wake
+    // (offered from the next one).
+    const agentTools = lease.hasAgentTools
+      ? listAgentTools(db, { tenantId: job.tenant_id, agentId: lease.session.agent_id })
+      : [];
     const view = await loadSession(db, lease, specs, known);
     view.agentTools = await agentTools;
     view.memory = await memory;

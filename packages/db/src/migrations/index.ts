@@ -24,7 +24,7 @@ import * as m0023 from "./0023-mcp-vault";
 import * as m0024 from "./0024-wake-memory-context";
 import * as m0025 from "./0025-retrieval-ranking";
 import * as m0026 from "./0026-skill-embeddings";
-import * as m0027 from "./0027-append-with-state";
+import * as m0027 from "./0027-one-call-step-and-wake-start";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -56,5 +56,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0024-wake-memory-context": m0024,
   "0025-retrieval-ranking": m0025,
   "0026-skill-embeddings": m0026,
-  "0027-append-with-state": m0027,
+  "0027-one-call-step-and-wake-start": m0027,
 };
