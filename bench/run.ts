@@ -140,6 +140,15 @@ if (only.has("append")) {
     "1",
     oneCall.roundTrips === 1,
   );
+  const start = append.wakeStart;
+  latency("wake start reads, one call (ms)", start.oneCall.latencyMs);
+  latency("wake start reads, lease + history + agent tools (ms)", start.separate.latencyMs);
+  value(
+    "wake start reads: round trips, one call / separate",
+    `${start.oneCall.roundTrips} / ${start.separate.roundTrips}`,
+    "1",
+    start.oneCall.roundTrips === 1,
+  );
 }
 
 if (only.has("navigation")) {
