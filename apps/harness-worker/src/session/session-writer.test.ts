@@ -87,11 +87,7 @@ describe("SessionWriter", () => {
     expect(await stateValue(key)).toBe("kept");
 
     // The sweeper re-queued the wake: the epoch moved on, so the next commit is fenced out whole.
-    await testDb.db
-      .updateTable("sessions")
-      .set((eb) => ({ lease_epoch: eb("lease_epoch", "+", 1) }))
-      .where("id", "=", sessionId)
-      .execute();
+    await loseLease(sessionId);
     await expect(
       writer.writeWith(async (db) => {
         await setAgentState(db, scope, key, "lost");
@@ -115,11 +111,7 @@ describe("SessionWriter", () => {
     expect([await stateValue(kept), await stateValue(other)]).toEqual(["kept", { n: 1 }]);
     expect(view.lastSeq).toBe(1);
 
-    await testDb.db
-      .updateTable("sessions")
-      .set((eb) => ({ lease_epoch: eb("lease_epoch", "+", 1) }))
-      .where("id", "=", sessionId)
-      .execute();
+    await loseLease(sessionId);
     await expect(
       writer.write({ events: [thinking], agentState: [{ key: kept, value: "lost" }] }),
     ).rejects.toMatchObject({ code: "stale_fence" });
@@ -154,6 +146,15 @@ describe("SessionWriter", () => {
     expect(wake.status).toBe("completed");
   });
 });
+
+/** What the sweeper's re-queue does to a held lease: the epoch moves on. */
+async function loseLease(sessionId: string): Promise<void> {
+  await testDb.db
+    .updateTable("sessions")
+    .set((eb) => ({ lease_epoch: eb("lease_epoch", "+", 1) }))
+    .where("id", "=", sessionId)
+    .execute();
+}
 
 async function stateValue(key: string): Promise<unknown> {
   const row = await testDb.db
