@@ -298,8 +298,9 @@ class Wake {
   /**
    * One model request and what it asked for, from its committed start to the next start or the end of
    * the turn. Calls whose effects live in Postgres (inline tools) commit with the response, their
-   * results and the next start: one commit per step, one statement when they are only `set_state`. Calls with effects elsewhere (the sandbox) are
-   * announced and recorded `planned` first, and their results commit with the next start (invariant 4).
+   * results and the next start: one commit per step, one statement when they are only `set_state`.
+   * Calls with effects elsewhere (the sandbox) are announced and recorded `planned` first, and their
+   * results commit with the next start (invariant 4).
    */
   private async step(client: ResolvedClient, start: SessionEvent): Promise<SessionEvent | null> {
     if (this.interrupted()) {
