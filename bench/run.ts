@@ -132,6 +132,24 @@ if (only.has("append")) {
     "append events/s: 1 session / 8 sessions",
     `${append.singleSession.eventsPerSecond} / ${append.parallelSessions.eventsPerSecond}`,
   );
+  const { oneCall, transaction } = append.stateStep;
+  latency("state-tool step commit, one statement (ms)", oneCall.latencyMs);
+  latency("state-tool step commit, as a transaction (ms)", transaction.latencyMs);
+  value(
+    "state-tool step commit: round trips, one statement / transaction",
+    `${oneCall.roundTrips} / ${transaction.roundTrips}`,
+    "1",
+    oneCall.roundTrips === 1,
+  );
+  const start = append.wakeStart;
+  latency("wake start reads, one call (ms)", start.oneCall.latencyMs);
+  latency("wake start reads, lease + history + agent tools (ms)", start.separate.latencyMs);
+  value(
+    "wake start reads: round trips, one call / separate",
+    `${start.oneCall.roundTrips} / ${start.separate.roundTrips}`,
+    "1",
+    start.oneCall.roundTrips === 1,
+  );
 }
 
 if (only.has("navigation")) {

@@ -29,3 +29,13 @@ export function eventFromRow(row: Selectable<SessionEventsTable>): SessionEvent 
     readEventPayload(row.body),
   );
 }
+
+/** An event row as `to_jsonb` gives it (times as text), read as `eventFromRow` reads the row. */
+export function eventFromJson(row: Record<string, unknown>): SessionEvent {
+  const time = (value: unknown) => new Date(String(value));
+  return eventFromRow({
+    ...(row as unknown as Selectable<SessionEventsTable>),
+    created_at: time(row.created_at),
+    processed_at: row.processed_at === null ? null : time(row.processed_at),
+  });
+}

@@ -348,6 +348,87 @@ describe("heads", () => {
   });
 });
 
+describe("agent state", () => {
+  const stateOf = (tenantId: string, prefix: string) =>
+    testDb.db
+      .selectFrom("agent_state")
+      .select(["key", "value"])
+      .where("tenant_id", "=", tenantId)
+      .where("agent_id", "=", seeded.agentId)
+      .where("key", "like", `${prefix}/%`)
+      .orderBy("key")
+      .execute();
+
+  it("writes the session agent's state in the append's statement, only when the append passes", async () => {
+    const sessionId = await newSession();
+    const tenantId = seeded.tenantId;
+    await testDb.db.updateTable("sessions").set({ lease_epoch: 3 }).where("id", "=", sessionId).execute();
+    const start = await getSession(testDb.appDb, tenantId, sessionId);
+    if (start === null) throw new Error("no session");
+    const head = { lastSeq: start.last_seq, state: start.state };
+
+    await expect(
+      appendAt(testDb.appDb, {
+        tenantId,
+        sessionId,
+        head,
+        events: [userMessage("late")],
+        fence: 2,
+        agentState: [{ key: "step/a", value: "lost" }],
+      }),
+    ).rejects.toMatchObject({ code: "stale_fence" });
+    expect(await stateOf(tenantId, "step")).toEqual([]);
+    expect(await countRows(sessionId)).toEqual({ events: 0, outbox: 0 });
+
+    // Another writer moves the head: the state rides with the folded retry and lands once.
+    await append(testDb.appDb, { tenantId, sessionId, events: [userMessage("b")], fence: 3 });
+    const appended = await appendAt(testDb.appDb, {
+      tenantId,
+      sessionId,
+      head,
+      events: [userMessage("c")],
+      fence: 3,
+      agentState: [
+        { key: "step/a", value: { n: 1 } },
+        { key: "step/b", value: null },
+        { key: "step/a", value: { n: 2 } },
+      ],
+    });
+    expect(appended.events.map((event) => event.seq)).toEqual([2]);
+    expect(await stateOf(tenantId, "step")).toEqual([
+      { key: "step/a", value: { n: 2 } },
+      { key: "step/b", value: null },
+    ]);
+    expect(await countRows(sessionId)).toEqual({ events: 2, outbox: 2 });
+  });
+
+  it("rolls back with the caller's transaction and refuses another tenant's", async () => {
+    const sessionId = await newSession();
+    const tenantId = seeded.tenantId;
+    await expect(
+      testDb.appDb.transaction().execute(async (trx) => {
+        await append(trx, {
+          tenantId,
+          sessionId,
+          events: [userMessage("rolled back")],
+          agentState: [{ key: "gone/rolled", value: 1 }],
+        });
+        throw new Error("caller failed after appending");
+      }),
+    ).rejects.toThrow("caller failed");
+    await expect(
+      append(testDb.appDb, {
+        tenantId: newId("tenant"),
+        sessionId,
+        events: [userMessage("x")],
+        agentState: [{ key: "gone/other", value: 1 }],
+      }),
+    ).rejects.toMatchObject({ code: "session_not_found" });
+    expect(await stateOf(tenantId, "gone")).toEqual([]);
+    expect(await countRows(sessionId)).toEqual({ events: 0, outbox: 0 });
+  });
+});
+
 describe("outbox", () => {
   it("holds one row per event with the event id as msg id, and notifies the relay", async () => {
     const sessionId = await newSession();

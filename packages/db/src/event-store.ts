@@ -40,6 +40,12 @@ export interface ToolCallUpdate {
   result?: unknown;
 }
 
+/** A `set_state` write of the session's agent that commits with the append. */
+export interface AgentStateWrite {
+  key: string;
+  value: unknown;
+}
+
 /** The tool-call ledger rows a wake commits with its events. */
 export interface ToolCallWrites {
   wakeId: string;
@@ -61,6 +67,12 @@ export interface AppendInput {
   /** W3C trace context, carried to the bus in each outbox row's headers. */
   traceHeaders?: TraceHeaders;
   toolCalls?: ToolCallWrites;
+  /**
+   * The session agent's state writes (a state-tool step), made in the same statement once the append
+   * passed its checks (`wl_append_state`, migration 0030); in order, so a key written twice keeps the
+   * last value.
+   */
+  agentState?: readonly AgentStateWrite[];
   /** Closes the caller's wake in the same commit, so a session is never idle under an open wake. */
   finishWake?: {
     wakeId: string;
@@ -88,7 +100,7 @@ const OPTIMISTIC_ATTEMPTS = 2;
  * held, so the second attempt is the last. Joins the caller's transaction when given one.
  */
 export async function append(db: Kysely<Database>, input: AppendInput): Promise<SessionEvent[]> {
-  if (input.events.length === 0 && input.toolCalls === undefined && input.finishWake === undefined) return [];
+  if (writesNothing(input)) return [];
   return (await write(db, input)).events;
 }
 
@@ -97,9 +109,16 @@ export function appendAt(
   db: Kysely<Database>,
   input: AppendInput & { head: SessionHead },
 ): Promise<Appended> {
-  const nothing =
-    input.events.length === 0 && input.toolCalls === undefined && input.finishWake === undefined;
-  return nothing ? Promise.resolve({ events: [], head: input.head }) : write(db, input);
+  return writesNothing(input) ? Promise.resolve({ events: [], head: input.head }) : write(db, input);
+}
+
+function writesNothing(input: AppendInput): boolean {
+  return (
+    input.events.length === 0 &&
+    input.toolCalls === undefined &&
+    input.finishWake === undefined &&
+    !input.agentState?.length
+  );
 }
 
 async function write(db: Kysely<Database>, input: AppendInput): Promise<Appended> {
@@ -202,7 +221,9 @@ async function callAppend(
   const batchId = calls?.batchPlan === undefined ? null : newId("toolBatch");
   const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
   try {
-    const { rows: answer } = await sql<AppendAnswer>`SELECT * FROM wl_append(
+    const withState = input.agentState !== undefined && input.agentState.length > 0;
+    const { rows: answer } =
+      await sql<AppendAnswer>`SELECT * FROM ${sql.raw(withState ? "wl_append_state" : "wl_append")}(
       ${input.tenantId}, ${input.sessionId}, ${input.fence ?? null}::bigint,
       ${folded === null ? null : folded.head.lastSeq - folded.events.length}::integer,
       ${json(folded?.head.state)}::jsonb, ${json(rows ?? [])}::jsonb, ${json(input.traceHeaders ?? {})}::jsonb,
@@ -220,6 +241,7 @@ async function callAppend(
       )}::jsonb,
       ${json(calls?.settle?.length ? calls.settle.map((call) => ({ ...call, result: call.result ?? null })) : undefined)}::jsonb,
       ${json(input.finishWake && { wake_id: input.finishWake.wakeId, epoch: input.finishWake.epoch, status: input.finishWake.status })}::jsonb
+      ${withState ? sql`, ${json(input.agentState?.map(({ key, value }) => ({ key, value: value ?? null })))}::jsonb` : sql``}
     )`.execute(db);
     const [first] = answer;
     if (first === undefined) throw new Error("wl_append returned no row");

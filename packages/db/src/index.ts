@@ -56,6 +56,7 @@ export {
 } from "./event-index";
 export { eventFromRow, type SessionRow, sessionFromRow } from "./event-rows";
 export {
+  type AgentStateWrite,
   type Appended,
   type AppendInput,
   append,
@@ -77,6 +78,9 @@ export {
   acquireLease,
   type HeldLease,
   renewLeases,
+  type StartedWake,
+  type StartWakeInput,
+  startWake,
 } from "./lease";
 export {
   contentHash,

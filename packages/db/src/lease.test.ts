@@ -6,11 +6,12 @@ import {
   type TestDatabase,
 } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentCode, deleteAgentCode } from "./agent-code";
 import { append } from "./event-store";
 import { newId } from "./ids";
-import { acquireLease, renewLeases } from "./lease";
+import { acquireLease, renewLeases, startWake } from "./lease";
 import { isUniqueViolation } from "./pg-errors";
-import { getSession } from "./session-queries";
+import { getSession, readEvents } from "./session-queries";
 import { expiredLeases, requeueWake } from "./wake-recovery";
 import { openWake } from "./wakes";
 
@@ -78,6 +79,50 @@ describe("leases", () => {
     expect(won?.agentSpec).toEqual(version.spec);
     expect(won?.environmentSpec).toBeNull();
     expect(await acquireLease(testDb.db, { ...lease, workerId: "worker-b" })).toBeNull();
+  });
+
+  it("starts a wake with its lease, the history page after what the caller holds and the agent-tools flag", async () => {
+    const { sessionId, wakeId } = await sessionWithWake();
+    const { tenantId, agentId } = seeded;
+    const say = (text: string) => ({
+      type: "user.message" as const,
+      content: [{ type: "text" as const, text }],
+    });
+    await append(testDb.appDb, { tenantId, sessionId, events: [say("a"), say("b")] });
+    await append(testDb.appDb, {
+      tenantId,
+      sessionId,
+      events: [{ type: "span.model_request_start", model: "m" }, say("c"), say("d")],
+    });
+    const start = { tenantId, sessionId, wakeId, workerId: "worker-a", ttlMs: 30_000 };
+    const other = await seedAgent(testDb.db);
+    expect(
+      await startWake(testDb.appDb, { ...start, tenantId: other.tenantId, knownSeq: 0, pageSize: 10 }),
+    ).toBeNull();
+
+    const started = await startWake(testDb.appDb, { ...start, knownSeq: 1, pageSize: 3 });
+    expect(started).toMatchObject({ epoch: 1, hasAgentTools: false, session: { last_seq: 5 } });
+    // The page reads back byte for byte as a read of the same events does, processed_at included.
+    const read = await readEvents(testDb.appDb, { tenantId, sessionId, afterSeq: 1, limit: 3 });
+    expect(read.map((event) => event.seq)).toEqual([2, 3, 4]);
+    expect(read[0]?.processed_at).not.toBeNull();
+    expect(JSON.stringify(started?.events)).toBe(JSON.stringify(read));
+    expect(JSON.stringify(started?.session)).toBe(
+      JSON.stringify(await getSession(testDb.appDb, tenantId, sessionId)),
+    );
+    expect(await startWake(testDb.appDb, { ...start, knownSeq: 0, pageSize: 10 })).toBeNull();
+
+    // Nothing after the session's last seq, nothing when the caller holds it all; tools once saved.
+    const scope = { tenantId, agentId };
+    const tool = { description: "d", code: "return 1;", schema: { type: "object" }, requires: [] };
+    const author = { sessionId, toolCallId: newId("event") };
+    await createAgentCode(testDb.appDb, scope, "tool", "one", tool, author, { maxItems: 3 });
+    await testDb.db.updateTable("wakes").set({ status: "completed" }).where("id", "=", wakeId).execute();
+    const again = await openWake(testDb.appDb, { tenantId, sessionId, reason: "user_message" });
+    if (again === null) throw new Error("no wake");
+    const held = await startWake(testDb.appDb, { ...start, wakeId: again.id, knownSeq: 5, pageSize: 10 });
+    expect(held).toMatchObject({ epoch: 2, hasAgentTools: true, events: [] });
+    await deleteAgentCode(testDb.appDb, scope, "tool", "one");
   });
 
   it("refuses to take a wake of another tenant's session", async () => {

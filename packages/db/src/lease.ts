@@ -1,7 +1,7 @@
-import { WakeloopError } from "@wakeloop/contracts";
+import { type SessionEvent, WakeloopError } from "@wakeloop/contracts";
 import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
 import type { Database, SessionsTable } from "./database";
-import { type SessionRow, sessionFromRow } from "./event-rows";
+import { eventFromJson, type SessionRow, sessionFromRow } from "./event-rows";
 import { withTenant } from "./tenant-scope";
 
 /*
@@ -57,20 +57,54 @@ export async function acquireLease(
   input: AcquireLeaseInput,
 ): Promise<AcquiredLease | null> {
   checkTtl(input.ttlMs);
-  const { rows } = await sql<
-    Selectable<SessionsTable> & { agent_spec: unknown; environment_spec: unknown }
-  >`SELECT * FROM wl_acquire_lease(${input.tenantId}, ${input.sessionId}, ${input.wakeId}, ${input.workerId}, ${input.ttlMs}::integer)`.execute(
-    db,
-  );
+  const { rows } =
+    await sql<LeaseRow>`SELECT * FROM wl_acquire_lease(${input.tenantId}, ${input.sessionId}, ${input.wakeId}, ${input.workerId}, ${input.ttlMs}::integer)`.execute(
+      db,
+    );
   const [row] = rows;
-  if (row === undefined) return null;
-  const { agent_spec, environment_spec, ...session } = row;
+  return row === undefined ? null : leaseFromRow(row);
+}
+
+type LeaseRow = Selectable<SessionsTable> & { agent_spec: unknown; environment_spec: unknown };
+
+function leaseFromRow({ agent_spec, environment_spec, ...session }: LeaseRow): AcquiredLease {
   return {
     epoch: session.lease_epoch,
     session: sessionFromRow(session),
     agentSpec: agent_spec,
     environmentSpec: environment_spec,
   };
+}
+
+export interface StartWakeInput extends AcquireLeaseInput {
+  /** Events the caller already holds (a prefix of the history): the page starts after them. */
+  knownSeq: number;
+  /** The most events the page holds. */
+  pageSize: number;
+}
+
+/** A wake's lease with the first page of its history and whether its agent has tools of its own. */
+export interface StartedWake extends AcquiredLease {
+  /** Events after `knownSeq`, up to the session's last seq, at most `pageSize` of them. */
+  events: SessionEvent[];
+  hasAgentTools: boolean;
+}
+
+/**
+ * `acquireLease` with what a wake reads next, in one round trip (`wl_start_wake`, migration 0030):
+ * the first page of the history after the events the caller holds, and whether the agent has tools
+ * of its own (`listAgentTools` is worth a read only then). Null as for `acquireLease`.
+ */
+export async function startWake(db: Kysely<Database>, input: StartWakeInput): Promise<StartedWake | null> {
+  checkTtl(input.ttlMs);
+  const { rows } = await sql<
+    LeaseRow & { has_agent_tools: boolean; events: Array<Record<string, unknown>> }
+  >`SELECT * FROM wl_start_wake(${input.tenantId}, ${input.sessionId}, ${input.wakeId}, ${input.workerId},
+    ${input.ttlMs}::integer, ${input.knownSeq}::integer, ${input.pageSize}::integer)`.execute(db);
+  const [row] = rows;
+  if (row === undefined) return null;
+  const { has_agent_tools, events, ...lease } = row;
+  return { ...leaseFromRow(lease), events: events.map(eventFromJson), hasAgentTools: has_agent_tools };
 }
 
 export interface HeldLease {

@@ -1,6 +1,7 @@
 import type { SessionEvent } from "@wakeloop/contracts";
 import { describe, expect, it } from "vitest";
 import { HistoryCache } from "./history-cache";
+import { startingHistory } from "./load-session";
 
 const history = (count: number): SessionEvent[] =>
   Array.from({ length: count }, (_, index) => ({
@@ -45,5 +46,19 @@ describe("HistoryCache", () => {
     expect(cache.take("c", 10)).toHaveLength(2);
     cache.keep("big", history(6));
     expect(cache.take("big", 10)).toEqual([]);
+  });
+
+  it("says how much it holds, so a wake's start reads the page after it, joined only to that prefix", () => {
+    const cache = new HistoryCache(100);
+    expect(cache.heldOf("a")).toBe(0);
+    cache.keep("a", history(3));
+    const knownSeq = cache.heldOf("a");
+    expect(knownSeq).toBe(3);
+    const page = history(5).slice(3);
+    expect(startingHistory(cache.take("a", 5), knownSeq, page)).toEqual(history(5));
+    // The session turned out shorter than the cache (not this session's any more): both are dropped.
+    cache.keep("b", history(4));
+    const heldB = cache.heldOf("b");
+    expect(startingHistory(cache.take("b", 2), heldB, history(6).slice(4))).toEqual([]);
   });
 });

@@ -13,6 +13,11 @@ export class HistoryCache {
 
   constructor(private readonly maxEvents: number) {}
 
+  /** How many of the session's first events are held (0: none). */
+  heldOf(sessionId: string): number {
+    return this.sessions.get(sessionId)?.length ?? 0;
+  }
+
   /** A copy of what is known of the session's first `lastSeq` events (a prefix, possibly empty). */
   take(sessionId: string, lastSeq: number): SessionEvent[] {
     const events = this.sessions.get(sessionId);

@@ -3,7 +3,8 @@ import { type AcquiredLease, type Database, readEvents, readJson } from "@wakelo
 import type { Kysely } from "kysely";
 import { SessionView } from "./session-view";
 
-const PAGE = 1_000;
+/** Events per read of a session's history, the wake's start (`startWake`) included. */
+export const HISTORY_PAGE = 1_000;
 
 export interface SessionSpecs {
   agent: AgentSpec;
@@ -55,6 +56,19 @@ export async function loadSession(
   });
 }
 
+/**
+ * What a wake holds of its history once started: the cached prefix and the page `startWake` read
+ * after the `knownSeq` events it asked from, when that prefix is still the cache's (a cache found
+ * stale is given up, and the page with it).
+ */
+export function startingHistory(
+  cached: SessionEvent[],
+  knownSeq: number,
+  page: readonly SessionEvent[],
+): SessionEvent[] {
+  return cached.length === knownSeq ? [...cached, ...page] : cached;
+}
+
 /** The history up to `lastSeq`, reading only what follows the `known` prefix. */
 async function readHistory(
   db: Kysely<Database>,
@@ -69,7 +83,7 @@ async function readHistory(
       tenantId,
       sessionId,
       afterSeq: events.length,
-      limit: Math.min(PAGE, lastSeq - events.length),
+      limit: Math.min(HISTORY_PAGE, lastSeq - events.length),
     });
     if (page.length === 0) {
       throw new WakeloopError(

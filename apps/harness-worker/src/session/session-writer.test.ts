@@ -87,11 +87,7 @@ describe("SessionWriter", () => {
     expect(await stateValue(key)).toBe("kept");
 
     // The sweeper re-queued the wake: the epoch moved on, so the next commit is fenced out whole.
-    await testDb.db
-      .updateTable("sessions")
-      .set((eb) => ({ lease_epoch: eb("lease_epoch", "+", 1) }))
-      .where("id", "=", sessionId)
-      .execute();
+    await loseLease(sessionId);
     await expect(
       writer.writeWith(async (db) => {
         await setAgentState(db, scope, key, "lost");
@@ -99,6 +95,28 @@ describe("SessionWriter", () => {
       }),
     ).rejects.toMatchObject({ code: "stale_fence" });
     expect(await stateValue(key)).toBe("kept");
+  });
+
+  it("commits the agent's state writes in the append, in order, or none when the lease was lost", async () => {
+    const { sessionId, view, writer } = await heldWake();
+    const [kept, other] = [newId("event"), newId("event")];
+    await writer.write({
+      events: [thinking],
+      agentState: [
+        { key: kept, value: "first" },
+        { key: other, value: { n: 1 } },
+        { key: kept, value: "kept" },
+      ],
+    });
+    expect([await stateValue(kept), await stateValue(other)]).toEqual(["kept", { n: 1 }]);
+    expect(view.lastSeq).toBe(1);
+
+    await loseLease(sessionId);
+    await expect(
+      writer.write({ events: [thinking], agentState: [{ key: kept, value: "lost" }] }),
+    ).rejects.toMatchObject({ code: "stale_fence" });
+    expect(await stateValue(kept)).toBe("kept");
+    expect(await readEvents(testDb.appDb, { tenantId: seeded.tenantId, sessionId })).toHaveLength(1);
   });
 
   it("records, settles and finishes with its events", async () => {
@@ -128,6 +146,15 @@ describe("SessionWriter", () => {
     expect(wake.status).toBe("completed");
   });
 });
+
+/** What the sweeper's re-queue does to a held lease: the epoch moves on. */
+async function loseLease(sessionId: string): Promise<void> {
+  await testDb.db
+    .updateTable("sessions")
+    .set((eb) => ({ lease_epoch: eb("lease_epoch", "+", 1) }))
+    .where("id", "=", sessionId)
+    .execute();
+}
 
 async function stateValue(key: string): Promise<unknown> {
   const row = await testDb.db

@@ -1,5 +1,6 @@
 import { type SessionEvent, toWellFormedText } from "@wakeloop/contracts";
 import {
+  type AgentStateWrite,
   appendAt,
   type Database,
   markToolCallRunning,
@@ -21,6 +22,8 @@ export interface WriteInput {
   batchPlan?: unknown;
   /** Outcomes of calls recorded by an earlier commit, committed with their result events. */
   settle?: ToolCallUpdate[];
+  /** The agent's state writes of the calls that ran for this commit (`set_state`), made with it. */
+  agentState?: AgentStateWrite[];
   /** Closes the wake in the same commit, so a session is never idle under an open wake. */
   finish?: "completed" | "failed" | "cancelled";
 }
@@ -125,6 +128,7 @@ export class SessionWriter {
           ...(settle.length > 0 && { settle }),
         },
       }),
+      ...(input.agentState && { agentState: input.agentState }),
       ...(input.finish && { finishWake: { wakeId: wake.id, epoch: wake.epoch, status: input.finish } }),
     });
     return committed;

@@ -122,7 +122,13 @@ async function runInline(ctx: ToolContext, call: RunnableCall): Promise<ToolOutc
     (await runSelfEditTool(ctx, call.tool.name, call.input)) ??
     (await runSubSessionTool(ctx, call.tool.name, call.input)) ??
     (await runOutcomeTool(ctx, call.tool.name, call.input)) ??
-    runStateTool(ctx.db, { tenantId: view.tenantId, agentId: view.agentId }, call.tool.name, call.input)
+    runStateTool(
+      ctx.db,
+      { tenantId: view.tenantId, agentId: view.agentId },
+      call.tool.name,
+      call.input,
+      ctx.agentState,
+    )
   );
 }
 

@@ -1,6 +1,6 @@
 import type { Tracer } from "@opentelemetry/api";
 import type { TokenUsage } from "@wakeloop/contracts";
-import type { AgentSqlPool, Database } from "@wakeloop/db";
+import type { AgentSqlPool, AgentStateWrite, Database } from "@wakeloop/db";
 import type { MemoryClient } from "@wakeloop/memory-client";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
 import type { EffectiveTool } from "@wakeloop/tool-runtime";
@@ -24,6 +24,11 @@ export interface ToolContext {
    * after it.
    */
   stepUsage?: TokenUsage;
+  /**
+   * With `inCommit` and no transaction (a step of `writesWithAppend` calls only): where `set_state`
+   * puts its writes, which commit in the step's append.
+   */
+  agentState?: AgentStateWrite[];
   sandbox: SandboxClient | null;
   memory: MemoryClient | null;
   web: WebAccess;

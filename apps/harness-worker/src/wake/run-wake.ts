@@ -12,11 +12,12 @@ import {
 } from "@wakeloop/contracts";
 import {
   type AgentSqlPool,
-  acquireLease,
+  type AgentStateWrite,
   childRunLeft,
   type Database,
   listAgentTools,
   type NewEvent,
+  startWake,
   type ToolCallRecord,
   type ToolCallUpdate,
 } from "@wakeloop/db";
@@ -38,13 +39,14 @@ import { learningDirectives } from "../context/learning-directive";
 import { callModel } from "../model/call-model";
 import type { ModelClients } from "../model/model-clients";
 import type { HistoryCache } from "../session/history-cache";
-import { loadSession, sessionSpecs } from "../session/load-session";
+import { HISTORY_PAGE, loadSession, sessionSpecs, startingHistory } from "../session/load-session";
 import type { SessionView } from "../session/session-view";
 import { SessionWriter, type WriteInput } from "../session/session-writer";
 import type { McpAccess, WakeMcpClients } from "../tools/mcp/mcp-clients";
 import { evaluatorGates } from "../tools/outcome-tools";
 import { type CallPlan, planModelCalls } from "../tools/plan-calls";
 import { type CallResults, executeCalls, resumeCalls, withToolUsage } from "../tools/run-calls";
+import { writesWithAppend } from "../tools/state-tools";
 import { reportsResult } from "../tools/sub-session-tools";
 import { runsInDatabase, type ToolContext } from "../tools/tool-context";
 import { resultEvent } from "../tools/tool-outcome";
@@ -107,12 +109,17 @@ async function leasedWake(
 ): Promise<void> {
   const { db, settings } = deps;
   const traceId = span.spanContext().traceId;
-  const lease = await acquireLease(db, {
+  // The lease, the history after what this worker kept of the session and whether the agent has
+  // tools of its own: one round trip.
+  const knownSeq = deps.histories.heldOf(job.session_id);
+  const lease = await startWake(db, {
     tenantId: job.tenant_id,
     sessionId: job.session_id,
     wakeId: job.wake_id,
     workerId: settings.workerId,
     ttlMs: settings.leaseTtlMs,
+    knownSeq,
+    pageSize: HISTORY_PAGE,
   });
   if (lease === null) {
     span.setAttribute("wakeloop.wake.duplicate_job", true);
@@ -158,7 +165,11 @@ async function leasedWake(
       bus: deps.bus,
     });
     const listing = mcp?.list(interrupt.signal) ?? Promise.resolve(null);
-    const known = deps.histories.take(job.session_id, lease.session.last_seq);
+    const known = startingHistory(
+      deps.histories.take(job.session_id, lease.session.last_seq),
+      knownSeq,
+      lease.events,
+    );
     const memory = loadWakeMemory(
       deps.memory,
       deps.tracer,
@@ -166,8 +177,11 @@ async function leasedWake(
       { tenantId: job.tenant_id, agentId: lease.session.agent_id },
       settings.recall.timeoutMs,
     );
-    // Read beside the history, off the critical chain; fixed for the wake (offered from the next one).
-    const agentTools = listAgentTools(db, { tenantId: job.tenant_id, agentId: lease.session.agent_id });
+    // Read beside the history, off the critical chain, when the agent has any; fixed for the wake
+    // (offered from the next one).
+    const agentTools = lease.hasAgentTools
+      ? listAgentTools(db, { tenantId: job.tenant_id, agentId: lease.session.agent_id })
+      : [];
     const view = await loadSession(db, lease, specs, known);
     view.agentTools = await agentTools;
     view.memory = await memory;
@@ -297,8 +311,9 @@ class Wake {
   /**
    * One model request and what it asked for, from its committed start to the next start or the end of
    * the turn. Calls whose effects live in Postgres (inline tools) commit with the response, their
-   * results and the next start: one commit per step. Calls with effects elsewhere (the sandbox) are
-   * announced and recorded `planned` first, and their results commit with the next start (invariant 4).
+   * results and the next start: one commit per step, one statement when they are only `set_state`.
+   * Calls with effects elsewhere (the sandbox) are announced and recorded `planned` first, and their
+   * results commit with the next start (invariant 4).
    */
   private async step(client: ResolvedClient, start: SessionEvent): Promise<SessionEvent | null> {
     if (this.interrupted()) {
@@ -372,10 +387,20 @@ class Wake {
       return next;
     }
 
+    // A step calling only `set_state` (or nothing) needs no transaction: its writes ride in the append,
+    // one statement. Other inline calls run in the transaction the append commits in.
+    const agentState: AgentStateWrite[] | undefined = plan.groups
+      .flat()
+      .every((call) => writesWithAppend(call.tool))
+      ? []
+      : undefined;
     let end: StepEnd | null = null;
     let stops: SessionEvent[] = [];
-    const committed = await this.writer.writeWith(async (db) => {
-      const results = await executeCalls({ ...this.tools, db, inCommit: true, stepUsage: usage }, plan);
+    const runStep = async (db: Kysely<Database>): Promise<WriteInput> => {
+      const results = await executeCalls(
+        { ...this.tools, db, inCommit: true, stepUsage: usage, ...(agentState && { agentState }) },
+        plan,
+      );
       stops = results.stops;
       end = this.interrupted()
         ? null
@@ -384,9 +409,13 @@ class Wake {
         events: [...events, ...results.events, ...(end?.events ?? [])],
         record: settledRecords(plan.planned, results.settle),
         ...batch,
+        ...(agentState && { agentState }),
         ...(end?.finish && { finish: end.finish }),
       };
-    });
+    };
+    const committed = agentState
+      ? await this.writer.write(await runStep(this.deps.db))
+      : await this.writer.writeWith(runStep);
     this.signalStops({ stops });
     const ended = end as StepEnd | null;
     if (ended === null) return this.endForInterrupt().then(() => null);

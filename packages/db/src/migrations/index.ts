@@ -27,6 +27,7 @@ import * as m0026 from "./0026-skill-embeddings";
 import * as m0027 from "./0027-child-runs";
 import * as m0028 from "./0028-batched-event-index";
 import * as m0029 from "./0029-embedding-models";
+import * as m0030 from "./0030-one-call-step-and-wake-start";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -61,4 +62,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0027-child-runs": m0027,
   "0028-batched-event-index": m0028,
   "0029-embedding-models": m0029,
+  "0030-one-call-step-and-wake-start": m0030,
 };
