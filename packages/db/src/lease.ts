@@ -47,22 +47,16 @@ export interface AcquiredLease {
 }
 
 /**
- * Takes a `queued` wake in one round trip (`wl_acquire_lease`, migration 0011): bumps the session's
- * epoch, marks the wake running under it and returns what the wake starts from. Returns null when
- * the wake is not queued any more (taken by another worker, finished or cancelled), which is the
- * normal outcome of a duplicate wake-job delivery.
+ * Takes a `queued` wake in one round trip: bumps the session's epoch, marks the wake running under it
+ * and returns what the wake starts from. Returns null when the wake is not queued any more (taken by
+ * another worker, finished or cancelled), which is the normal outcome of a duplicate wake-job
+ * delivery. It is `startWake` without the history page.
  */
 export async function acquireLease(
   db: Kysely<Database>,
   input: AcquireLeaseInput,
 ): Promise<AcquiredLease | null> {
-  checkTtl(input.ttlMs);
-  const { rows } =
-    await sql<LeaseRow>`SELECT * FROM wl_acquire_lease(${input.tenantId}, ${input.sessionId}, ${input.wakeId}, ${input.workerId}, ${input.ttlMs}::integer)`.execute(
-      db,
-    );
-  const [row] = rows;
-  return row === undefined ? null : leaseFromRow(row);
+  return startWake(db, { ...input, knownSeq: 0, pageSize: 0 });
 }
 
 type LeaseRow = Selectable<SessionsTable> & { agent_spec: unknown; environment_spec: unknown };

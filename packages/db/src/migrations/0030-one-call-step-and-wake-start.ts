@@ -10,8 +10,8 @@ import { runStatements } from "./run-statements";
 // a call's effect commits with its call and result or not at all. The state belongs to the session's
 // agent, read from the row `wl_append` has just locked; a key written twice keeps its last value.
 //
-// A wake's start in one round trip: `wl_start_wake` is `wl_acquire_lease` (as 0021 left it) with
-// the first page of the history after what the worker already holds (its history cache, `p_known`
+// A wake's start in one round trip: `wl_start_wake` is `wl_acquire_lease` (as 0021 left it, plus the
+// session's `child_run` of 0027, so the row is the whole session row) with the first page of the history after what the worker already holds (its history cache, `p_known`
 // events) up to the session's last seq, and whether the agent has any tool of its own, so the wake
 // reads its tools (`listAgentTools`, a transaction of three round trips) only when there are some.
 // The scoping block is 0011's, copied on purpose: an applied migration's SQL must never change with
@@ -52,11 +52,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       RETURNS TABLE (id text, tenant_id text, agent_id text, agent_version integer, environment_id text,
         parent_session_id text, status text, state jsonb, last_seq integer, lease_epoch bigint,
         created_at timestamptz, updated_at timestamptz, depth integer, child_outcome jsonb, model text,
-        agent_spec jsonb, environment_spec jsonb, has_agent_tools boolean, events jsonb)
+        child_run jsonb, agent_spec jsonb, environment_spec jsonb, has_agent_tools boolean, events jsonb)
       LANGUAGE plpgsql VOLATILE SET search_path = public, pg_temp AS $$
       BEGIN
         ${SCOPE}
-        RETURN QUERY SELECT l.*,
+        RETURN QUERY SELECT l.id, l.tenant_id, l.agent_id, l.agent_version, l.environment_id,
+          l.parent_session_id, l.status, l.state, l.last_seq, l.lease_epoch, l.created_at, l.updated_at,
+          l.depth, l.child_outcome, l.model, s.child_run, l.agent_spec, l.environment_spec,
           EXISTS (SELECT 1 FROM agent_code c WHERE c.tenant_id = p_tenant AND c.agent_id = l.agent_id
             AND c.kind = 'tool' AND c.deleted_at IS NULL),
           coalesce((SELECT jsonb_agg(to_jsonb(page) ORDER BY page.seq)
@@ -64,7 +66,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
               WHERE e.tenant_id = p_tenant AND e.session_id = p_session AND e.seq > p_known
                 AND e.seq <= l.last_seq
               ORDER BY e.seq LIMIT p_page) page), '[]'::jsonb)
-        FROM wl_acquire_lease(p_tenant, p_session, p_wake, p_worker, p_ttl_ms) l;
+        FROM wl_acquire_lease(p_tenant, p_session, p_wake, p_worker, p_ttl_ms) l
+          JOIN sessions s ON s.tenant_id = p_tenant AND s.id = p_session;
       END
     $$`,
   ]);
