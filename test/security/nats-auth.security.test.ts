@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { PermissionViolationError } from "@nats-io/transport-node";
 import { type Bus, connectBus, ensureStreams } from "@wakeloop/bus";
-import { substrateChangedSubject } from "@wakeloop/sandbox-client";
+import { sandboxMcpSubject, substrateChangedSubject } from "@wakeloop/sandbox-client";
 import { type LocalNatsServer, Platform, startLocalNatsServer } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -144,6 +144,27 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
     const runner = await connectAs("sandbox-runner");
     expect(await canSubscribe(runner, substrateChangedSubject(runner.subjects.prefix))).toBe(true);
     expect(await canSubscribe(worker, worker.subjects.ctl("sess_x"))).toBe(true);
+    // A stdio MCP server's output goes from the runner running it to the worker that attached to it,
+    // and from nobody else: the gateway and the memory service neither read nor forge it.
+    const attachment = sandboxMcpSubject(worker.subjects.prefix, "a1");
+    expect(await canSubscribe(worker, attachment)).toBe(true);
+    expect(await canSubscribe(gateway, attachment)).toBe(false);
+    const runnerDenied = violations(runner);
+    const memoryDenied = violations(memory);
+    runner.nc.publish(attachment, "{}");
+    memory.nc.publish(attachment, "{}");
+    await Promise.all([runner.nc.flush(), memory.nc.flush()]);
+    await expect.poll(() => memoryDenied).toEqual([attachment]);
+    expect(runnerDenied).toEqual([]);
+    // The memory service deletes its retired consumer, and no other.
+    const events = orchestrator.catalog.events.stream.name;
+    for (const durable_name of ["memory-retrieval-index", "someone-else"])
+      await orchestrator.jsm.consumers.add(events, { durable_name });
+    await expect(memory.jsm.consumers.delete(events, "memory-retrieval-index")).resolves.toBe(true);
+    await expect(memory.jsm.consumers.delete(events, "someone-else")).rejects.toThrow(
+      /Permissions Violation/,
+    );
+    expect((await orchestrator.jsm.consumers.info(events, "someone-else")).name).toBe("someone-else");
     // The memory service serves memory, not sandbox calls.
     expect(await canSubscribe(memory, memory.subjects.svc("sandbox", "exec"))).toBe(false);
     expect(await canSubscribe(memory, memory.subjects.svc("memory", "search"))).toBe(true);
