@@ -340,9 +340,10 @@ export class McpStdioServers {
 
   /** The attachment's id of the request the process answered; undefined when none in flight has it. */
   private answered(running: ServerProcess, processId: string | number): string | number | undefined {
-    const id = typeof processId === "number" ? running.pending.get(processId) : undefined;
+    if (typeof processId !== "number") return undefined;
+    const id = running.pending.get(processId);
     if (id === undefined) return undefined;
-    running.pending.delete(processId as number);
+    running.pending.delete(processId);
     running.sandbox.inflight -= 1;
     return id;
   }
