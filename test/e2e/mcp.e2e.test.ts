@@ -246,9 +246,11 @@ describe("MCP servers through the services", () => {
 
     // /tools explains the disabled tool and the config that names a tool the server does not list.
     const set = await tools(id);
-    expect(set.tools.find((tool) => tool.name === "mcp__fixture__echo")?.permissionPolicy).toBe(
-      "always_allow",
-    );
+    expect(set.tools.find((tool) => tool.name === "mcp__fixture__echo")).toMatchObject({
+      permissionPolicy: "always_allow",
+      permissionSource: "mcp_server_config",
+      permissionSetting: 'configs["echo"].permission_policy of the agent\'s MCP server "fixture"',
+    });
     expect(set.tools.find((tool) => tool.name === "mcp__fixture__fail")?.permissionPolicy).toBe("always_ask");
     expect(set.excluded).toContainEqual({
       tool: "mcp__fixture__slow",

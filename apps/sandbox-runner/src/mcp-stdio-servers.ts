@@ -34,8 +34,13 @@ type ServerProcess = {
   secrets: string[];
   input: Writable;
   attachment: Attachment | null;
-  /** JSON-RPC requests sent to it and not yet answered or cancelled: they keep the sandbox busy. */
-  pending: Set<string | number>;
+  /**
+   * The attached client's JSON-RPC requests not yet answered or cancelled, by the id the process saw
+   * (see `send`), to the client's own id: they keep the sandbox busy.
+   */
+  pending: Map<number, string | number>;
+  /** The id the process sees on the next request: never reused while the process lives. */
+  nextId: number;
   sandbox: HeldSandbox;
   stderr: string;
   exited: boolean;
@@ -46,7 +51,10 @@ type ServerProcess = {
  * started in the session's container as the sandbox user on the first `open`, reused by every later
  * attachment (each wake's MCP client attaches, initializes and detaches), started again when it died.
  * Each line the process writes to stdout goes, as a `SandboxMcpFrame`, to the attachment's subject;
- * what the worker sends is written to its stdin. The process dies with its container (idle stop,
+ * what the worker sends is written to its stdin. Every client numbers its requests from 0, so the
+ * process sees each request under an id of its own and its answer goes back under the client's id,
+ * to the client that sent it only: a late answer to an earlier attachment's request is dropped rather
+ * than matched with a request of the attachment now. The process dies with its container (idle stop,
  * release), and `forget` drops this side of it.
  */
 export class McpStdioServers {
@@ -113,9 +121,15 @@ export class McpStdioServers {
   /** Writes one message to the server's stdin; refused unless `request.attachment` holds the server. */
   async send(request: SandboxMcpSendRequest): Promise<void> {
     const running = await this.attached(request);
-    const { message } = request;
-    if (typeof message.method === "string" && isRequestId(message.id)) this.track(running, message.id);
-    if (message.method === "notifications/cancelled") this.untrack(running, cancelledId(message));
+    let { message } = request;
+    if (typeof message.method === "string" && isRequestId(message.id)) {
+      message = { ...message, id: this.track(running, message.id) };
+    } else if (message.method === "notifications/cancelled") {
+      const requestId = this.cancel(running, cancelledId(message));
+      // Answered already: passed on as it is, it could name another request under the process's ids.
+      if (requestId === undefined) return;
+      message = { ...message, params: { ...(message.params as Record<string, unknown>), requestId } };
+    }
     running.sandbox.lastUsedAt = Date.now();
     await new Promise<void>((resolve, reject) => {
       running.input.write(`${JSON.stringify(message)}\n`, (error) => {
@@ -183,7 +197,8 @@ export class McpStdioServers {
       secrets: Object.values(request.env).filter((value) => value.length > 0),
       input: new Writable({ write: (_chunk, _encoding, done) => done() }),
       attachment: null,
-      pending: new Set(),
+      pending: new Map(),
+      nextId: 0,
       sandbox,
       stderr: "",
       exited: false,
@@ -239,11 +254,16 @@ export class McpStdioServers {
       return; // not JSON-RPC (a server logging to stdout): MCP's framing has no place for it
     }
     if (typeof message !== "object" || message === null || Array.isArray(message)) return;
-    const rpc = message as McpJsonRpcMessage;
-    if (rpc.method === undefined && isRequestId(rpc.id)) this.untrack(running, rpc.id);
+    let rpc = message as McpJsonRpcMessage;
     running.sandbox.lastUsedAt = Date.now();
+    if (rpc.method === undefined && isRequestId(rpc.id)) {
+      const id = this.answered(running, rpc.id);
+      // A request of a client that left (its attachment was settled) or that its client cancelled.
+      if (id === undefined) return;
+      rpc = { ...rpc, id };
+    }
     const attachment = running.attachment;
-    if (attachment === null) return; // an answer for a client that left
+    if (attachment === null) return; // a message for a client that left
     let frame: SandboxMcpFrame = { type: "message", message: rpc };
     if (line.length > this.maxFrameBytes && isRequestId(rpc.id)) {
       frame = {
@@ -309,15 +329,34 @@ export class McpStdioServers {
     return running;
   }
 
-  private track(running: ServerProcess, id: string | number): void {
-    if (running.pending.has(id)) return;
-    running.pending.add(id);
+  /** A request of the attachment, now in flight: the id the process sees it under. */
+  private track(running: ServerProcess, id: string | number): number {
+    const processId = running.nextId;
+    running.nextId += 1;
+    running.pending.set(processId, id);
     running.sandbox.inflight += 1;
+    return processId;
   }
 
-  private untrack(running: ServerProcess, id: string | number | undefined): void {
-    if (id === undefined || !running.pending.delete(id)) return;
+  /** The attachment's id of the request the process answered; undefined when none in flight has it. */
+  private answered(running: ServerProcess, processId: string | number): string | number | undefined {
+    if (typeof processId !== "number") return undefined;
+    const id = running.pending.get(processId);
+    if (id === undefined) return undefined;
+    running.pending.delete(processId);
     running.sandbox.inflight -= 1;
+    return id;
+  }
+
+  /** The process's id of a request the attachment cancels; undefined when none in flight has it. */
+  private cancel(running: ServerProcess, id: string | number | undefined): number | undefined {
+    for (const [processId, pendingId] of running.pending) {
+      if (pendingId !== id) continue;
+      running.pending.delete(processId);
+      running.sandbox.inflight -= 1;
+      return processId;
+    }
+    return undefined;
   }
 
   /** Forgets every request in flight: their client left, so the sandbox is no longer busy with them. */

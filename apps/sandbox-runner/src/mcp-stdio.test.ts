@@ -75,6 +75,8 @@ describe("MCP stdio servers in the sandbox", () => {
       "echo",
       "fail",
       "slow",
+      "hold",
+      "release",
       "stats",
       "token_digest",
       "crash",
@@ -102,6 +104,30 @@ describe("MCP stdio servers in the sandbox", () => {
     const third = await connected();
     expect((await stats(third)).pid).toBe(before.pid);
     await third.close();
+  }, 60_000);
+
+  it("never hands a late answer to an earlier client's request to the next client, whose ids start at 0 too", async () => {
+    const first = await connected();
+    // The first client's call after `initialize` (id 0): id 1, left waiting on the server.
+    const late = first
+      .callTool({ name: "hold", arguments: { key: "first" } })
+      .catch((error: unknown) => error);
+    const before = await stats(first);
+    const second = await connected();
+    // The second client's call after its `initialize`: id 1 as well, in flight when the first one's
+    // answer comes (released by the second client's next call).
+    const own = second.callTool({ name: "hold", arguments: { key: "second" } });
+    await expect.poll(async () => (await stats(second)).calls, { timeout: 20_000 }).toBe(before.calls + 1);
+    expect(textOf(await second.callTool({ name: "release", arguments: { key: "first" } }))).toBe(
+      "released first",
+    );
+    expect(textOf(await second.callTool({ name: "release", arguments: { key: "second" } }))).toBe(
+      "released second",
+    );
+    expect(textOf(await own)).toBe("released second");
+    // The first client was taken over: its call failed and never got the answer.
+    expect(await late).toBeInstanceOf(Error);
+    await second.close();
   }, 60_000);
 
   it("cancels a slow call when the client aborts, and the server sees the cancellation", async () => {

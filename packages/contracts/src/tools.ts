@@ -67,6 +67,11 @@ export const ToolDefinition = z.object({
   mcpServerName: z.string().optional(),
   /** The tool's own name on its MCP server (the registry name is namespaced and provider-safe). */
   mcpToolName: z.string().optional(),
+  /**
+   * The setting `permissionPolicy` came from, in words, when it is not the tool's own default: an MCP
+   * server's `configs["echo"].permission_policy`, `default_config.permission_policy` or `permission_policy`.
+   */
+  permissionSetting: z.string().optional(),
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 

@@ -34,8 +34,16 @@ export const Exclusion = z.object({
 });
 export type Exclusion = z.infer<typeof Exclusion>;
 
-/** Where a tool's effective permission policy came from (agent config > toolset default > tool default). */
-export const PermissionSource = z.enum(["agent_config", "toolset_default", "tool_default"]);
+/**
+ * Where a tool's effective permission policy came from (agent config > toolset default > tool default;
+ * an MCP tool's from its server's settings, named by the tool's `permissionSetting`).
+ */
+export const PermissionSource = z.enum([
+  "agent_config",
+  "toolset_default",
+  "mcp_server_config",
+  "tool_default",
+]);
 export type PermissionSource = z.infer<typeof PermissionSource>;
 
 /** A tool offered this turn; `permissionPolicy` is already the effective one. */

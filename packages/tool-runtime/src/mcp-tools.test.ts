@@ -164,6 +164,44 @@ describe("per-tool MCP settings (default_config, configs)", () => {
     });
   });
 
+  it("names the setting a tool's policy came from, for agent and environment servers", () => {
+    const settings = (tools: ReadonlyArray<{ name: string; permissionSetting?: string }>) =>
+      Object.fromEntries(tools.map((tool) => [tool.name, tool.permissionSetting]));
+    expect(settings(offered({}).tools)).toEqual({
+      mcp__crm__find: undefined,
+      mcp__crm__delete: undefined,
+      [mcpToolName("crm", "Update-Record")]: undefined,
+    });
+    expect(
+      settings(
+        offered({
+          permission_policy: "always_allow",
+          configs: [{ name: "delete", permission_policy: "always_ask" }, { name: "Update-Record" }],
+        }).tools,
+      ),
+    ).toEqual({
+      mcp__crm__find: 'permission_policy of the agent\'s MCP server "crm"',
+      mcp__crm__delete: 'configs["delete"].permission_policy of the agent\'s MCP server "crm"',
+      [mcpToolName("crm", "Update-Record")]: 'permission_policy of the agent\'s MCP server "crm"',
+    });
+    expect(
+      settings(
+        offered(
+          {
+            default_config: { permission_policy: "always_allow" },
+            configs: [{ name: "Update-Record", permission_policy: "always_ask" }],
+          },
+          "environment",
+        ).tools,
+      ),
+    ).toEqual({
+      mcp__crm__find: 'default_config.permission_policy of the environment\'s MCP server "crm"',
+      mcp__crm__delete: 'default_config.permission_policy of the environment\'s MCP server "crm"',
+      [mcpToolName("crm", "Update-Record")]:
+        'configs["Update-Record"].permission_policy of the environment\'s MCP server "crm"',
+    });
+  });
+
   it("leaves out a disabled tool, naming the setting, and reports a config for a tool the server does not list", () => {
     const { tools, excluded } = offered({
       configs: [

@@ -89,7 +89,7 @@ export function mcpToolDefinitions(
     const owner = attached.environmentServers.has(server.name) ? "environment" : "agent";
     const names = new Set<string>();
     for (const tool of listing.tools) {
-      const definition = mcpToolDefinition(server, tool);
+      const definition = mcpToolDefinition(server, tool, owner);
       // The server listed one tool twice: offering it once is what it meant.
       if (names.has(definition.name)) continue;
       names.add(definition.name);
@@ -118,14 +118,32 @@ export function mcpToolDefinitions(
   return { tools, excluded };
 }
 
-/** The server's policy for a tool: its config's, else `default_config`'s, else the server's, else always_ask. */
-function mcpToolPolicy(server: McpServerSpec, tool: string): PermissionPolicy {
-  return (
-    server.configs.find((config) => config.name === tool)?.permission_policy ??
-    server.default_config.permission_policy ??
-    server.permission_policy ??
-    "always_ask"
-  );
+type McpServerOwner = "agent" | "environment";
+
+/**
+ * The server's policy for a tool: its config's, else `default_config`'s, else the server's, else
+ * always_ask; with the setting it came from, in words, unless it is that last default.
+ */
+function mcpToolPolicy(
+  server: McpServerSpec,
+  tool: string,
+  owner: McpServerOwner,
+): { policy: PermissionPolicy; setting?: string } {
+  const of = `of the ${owner}'s MCP server "${server.name}"`;
+  const configured = server.configs.find((config) => config.name === tool)?.permission_policy;
+  if (configured !== undefined) {
+    return { policy: configured, setting: `configs["${tool}"].permission_policy ${of}` };
+  }
+  if (server.default_config.permission_policy !== undefined) {
+    return {
+      policy: server.default_config.permission_policy,
+      setting: `default_config.permission_policy ${of}`,
+    };
+  }
+  if (server.permission_policy !== undefined) {
+    return { policy: server.permission_policy, setting: `permission_policy ${of}` };
+  }
+  return { policy: "always_ask" };
 }
 
 /** The setting that turns a tool off, or null when it is offered. */
@@ -150,8 +168,13 @@ export function reservedToolNameProblem(name: string): string | null {
  * others and is not destructive; anything else is assumed to write, and only an `idempotentHint` makes a
  * call safe to repeat after its outcome became unknown (invariant 7).
  */
-export function mcpToolDefinition(server: McpServerSpec, tool: McpListedTool): ToolDefinition {
+export function mcpToolDefinition(
+  server: McpServerSpec,
+  tool: McpListedTool,
+  owner: McpServerOwner,
+): ToolDefinition {
   const readOnly = tool.read_only === true;
+  const permission = mcpToolPolicy(server, tool.name, owner);
   const description =
     (tool.description ?? "").trim() || `The ${tool.name} tool of MCP server ${server.name}.`;
   return {
@@ -159,7 +182,7 @@ export function mcpToolDefinition(server: McpServerSpec, tool: McpListedTool): T
     description: description.slice(0, 10_000),
     inputSchema: tool.input_schema,
     ownership: "mcp",
-    permissionPolicy: mcpToolPolicy(server, tool.name),
+    permissionPolicy: permission.policy,
     effects: readOnly ? ["read", "network"] : ["read", "write", "network"],
     readOnly,
     destructive: readOnly ? false : (tool.destructive ?? true),
@@ -172,5 +195,6 @@ export function mcpToolDefinition(server: McpServerSpec, tool: McpListedTool): T
     executor: "mcp",
     mcpServerName: server.name,
     mcpToolName: tool.name,
+    ...(permission.setting === undefined ? {} : { permissionSetting: permission.setting }),
   };
 }

@@ -9,7 +9,7 @@ export interface ResolvedPermission {
 /**
  * The effective permission policy of one tool: the agent's per-tool builtin config, else the builtin
  * toolset's default, else the tool's own default. Toolset settings describe managed tools only; custom
- * and MCP tools keep their own policy.
+ * and MCP tools keep their own policy (an MCP tool's may come from its server's settings).
  */
 export function resolvePermission(
   tool: ToolDefinition,
@@ -27,7 +27,10 @@ export function resolvePermission(
       }
     }
   }
-  return { policy: tool.permissionPolicy, source: "tool_default" };
+  return {
+    policy: tool.permissionPolicy,
+    source: tool.permissionSetting === undefined ? "tool_default" : "mcp_server_config",
+  };
 }
 
 /**

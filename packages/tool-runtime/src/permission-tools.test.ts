@@ -1,8 +1,9 @@
-import type { PendingAction } from "@wakeloop/contracts";
+import { McpUrlServerSpec, type PendingAction } from "@wakeloop/contracts";
 import { describe, expect, it } from "vitest";
 import { computeEffectiveTools } from "./effective-tools";
 import { checkPermission, describePermissions } from "./permission-tools";
-import { noSandbox, policyContext, sandboxReady } from "./test-context";
+import { sessionEffectiveTools } from "./session-tools";
+import { mcpSession, noSandbox, platformSettings, policyContext, sandboxReady } from "./test-context";
 
 const pendingActions: PendingAction[] = [
   { event_id: "sevt_1", kind: "tool_confirmation", name: "shell_run", input: { command: "make" } },
@@ -45,8 +46,59 @@ describe("describePermissions", () => {
       sandboxReady,
     );
     const asks = describePermissions({ effective, pendingActions: [] }).always_ask_tools;
-    expect(asks).toContainEqual({ tool: "write", source: "agent_config" });
-    expect(asks).toContainEqual({ tool: "shell_run", source: "tool_default" });
+    expect(asks).toContainEqual({
+      tool: "write",
+      source: "agent_config",
+      setting: "set by the agent's config for this tool",
+    });
+    expect(asks).toContainEqual({ tool: "shell_run", source: "tool_default", setting: "the tool's default" });
+  });
+});
+
+describe("the permission of an MCP tool", () => {
+  const crm = (fields: Record<string, unknown>) =>
+    McpUrlServerSpec.parse({ type: "url", name: "crm", url: "https://mcp.example.com/mcp", ...fields });
+  const listing = {
+    name: "crm",
+    status: "ready" as const,
+    tools: ["echo", "find", "delete"].map((name) => ({ name, input_schema: { type: "object" } })),
+  };
+  const stateOf = (fields: Record<string, unknown>) => ({
+    effective: sessionEffectiveTools(mcpSession([crm(fields)], [listing]), platformSettings),
+    pendingActions: [],
+  });
+
+  it("names the server's setting it came from: configs[], default_config, the server-level policy", () => {
+    const state = stateOf({
+      default_config: { permission_policy: "always_ask" },
+      configs: [{ name: "echo", permission_policy: "always_allow" }],
+    });
+    expect(checkPermission("mcp__crm__echo", state).reason).toBe(
+      'mcp__crm__echo runs without confirmation (always_allow, configs["echo"].permission_policy of the agent\'s MCP server "crm")',
+    );
+    expect(checkPermission("mcp__crm__find", state).reason).toBe(
+      "mcp__crm__find waits for the user's confirmation before each call (always_ask, default_config.permission_policy of the agent's MCP server \"crm\")",
+    );
+    expect(describePermissions(state).always_ask_tools).toContainEqual({
+      tool: "mcp__crm__delete",
+      source: "mcp_server_config",
+      setting: 'default_config.permission_policy of the agent\'s MCP server "crm"',
+    });
+    expect(checkPermission("mcp__crm__find", stateOf({ permission_policy: "always_allow" })).reason).toBe(
+      'mcp__crm__find runs without confirmation (always_allow, permission_policy of the agent\'s MCP server "crm")',
+    );
+  });
+
+  it("is the tool's default when the server sets no policy", () => {
+    const state = stateOf({});
+    expect(checkPermission("mcp__crm__echo", state).reason).toBe(
+      "mcp__crm__echo waits for the user's confirmation before each call (always_ask, the tool's default)",
+    );
+    expect(describePermissions(state).always_ask_tools).toContainEqual({
+      tool: "mcp__crm__echo",
+      source: "tool_default",
+      setting: "the tool's default",
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import type { EvaluatedPermission, PendingAction } from "@wakeloop/contracts";
-import type { EffectiveToolSet, PermissionSource, PipelineStep } from "./effective-tool-set";
+import type { EffectiveTool, EffectiveToolSet, PermissionSource, PipelineStep } from "./effective-tool-set";
 import { evaluatePermission } from "./permission-policy";
 
 /**
@@ -14,7 +14,8 @@ export interface PermissionState {
 export interface PermissionsDescription {
   pending_confirmations: Array<{ tool_use_id: string; tool: string; input: Record<string, unknown> }>;
   pending_client_results: Array<{ tool_use_id: string; tool: string }>;
-  always_ask_tools: Array<{ tool: string; source: PermissionSource }>;
+  /** `setting` names where the policy was set, in words (`configs["echo"].permission_policy of …`). */
+  always_ask_tools: Array<{ tool: string; source: PermissionSource; setting: string }>;
   unavailable_tools: Array<{ tool: string; step: PipelineStep; reason: string }>;
 }
 
@@ -32,8 +33,14 @@ export interface PermissionCheck {
 const SOURCE_TEXT: Record<PermissionSource, string> = {
   agent_config: "set by the agent's config for this tool",
   toolset_default: "the default of the agent's builtin toolset",
+  mcp_server_config: "set by its MCP server's settings",
   tool_default: "the tool's default",
 };
+
+/** Where the tool's policy was set, in words: an MCP tool's names its server's setting. */
+function settingOf(tool: EffectiveTool): string {
+  return tool.permissionSetting ?? SOURCE_TEXT[tool.permissionSource];
+}
 
 export function describePermissions(state: PermissionState): PermissionsDescription {
   return {
@@ -45,7 +52,7 @@ export function describePermissions(state: PermissionState): PermissionsDescript
       .map((action) => ({ tool_use_id: action.event_id, tool: action.name })),
     always_ask_tools: state.effective.tools
       .filter((tool) => tool.permissionPolicy === "always_ask")
-      .map((tool) => ({ tool: tool.name, source: tool.permissionSource })),
+      .map((tool) => ({ tool: tool.name, source: tool.permissionSource, setting: settingOf(tool) })),
     unavailable_tools: state.effective.excluded.map(({ tool, step, reason }) => ({ tool, step, reason })),
   };
 }
@@ -64,8 +71,8 @@ export function checkPermission(toolName: string, state: PermissionState): Permi
       available: true,
       requires_confirmation: asks,
       reason: asks
-        ? `${toolName} waits for the user's confirmation before each call (always_ask, ${SOURCE_TEXT[tool.permissionSource]})`
-        : `${toolName} runs without confirmation (always_allow, ${SOURCE_TEXT[tool.permissionSource]})`,
+        ? `${toolName} waits for the user's confirmation before each call (always_ask, ${settingOf(tool)})`
+        : `${toolName} runs without confirmation (always_allow, ${settingOf(tool)})`,
       excluded_by: null,
     };
   }

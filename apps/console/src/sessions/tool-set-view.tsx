@@ -31,7 +31,8 @@ export function ToolSetView({ client, sessionId, refreshKey }: SessionPartProps)
         <div aria-live="polite" className="answer">
           {offered ? (
             <p>
-              <code>{name}</code> is offered ({offered.permissionPolicy}, from {offered.permissionSource}).
+              <code>{name}</code> is offered ({offered.permissionPolicy}, from{" "}
+              {offered.permissionSetting ?? offered.permissionSource}).
             </p>
           ) : exclusions.length > 0 ? (
             <ul>

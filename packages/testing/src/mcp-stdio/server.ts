@@ -53,6 +53,32 @@ server.registerTool(
   },
 );
 
+/** Calls of `hold` waiting for a `release` of their key: tests order answers with them, not with time. */
+const held = new Map<string, Array<() => void>>();
+
+server.registerTool(
+  "hold",
+  {
+    description: "Answers once `release` is called with the same key; not idempotent.",
+    inputSchema: { key: z.string() },
+  },
+  async ({ key }) => {
+    calls += 1;
+    await new Promise<void>((resolve) => held.set(key, [...(held.get(key) ?? []), resolve]));
+    return { content: [{ type: "text", text: `released ${key}` }] };
+  },
+);
+
+server.registerTool(
+  "release",
+  { description: "Lets every `hold` call of the key answer.", inputSchema: { key: z.string() } },
+  async ({ key }) => {
+    for (const resolve of held.get(key) ?? []) resolve();
+    held.delete(key);
+    return { content: [{ type: "text", text: `released ${key}` }] };
+  },
+);
+
 server.registerTool(
   "stats",
   {
