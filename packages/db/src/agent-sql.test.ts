@@ -1,7 +1,8 @@
 import { createTestDatabase, type SeededAgent, seedAgent, type TestDatabase } from "@wakeloop/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentSqlLimits, describeAgentSchema, runAgentSql } from "./agent-sql";
+import { type AgentSqlLimits, describeAgentSchema, dropAgentSqlSchema, runAgentSql } from "./agent-sql";
+import { withTenant } from "./tenant-scope";
 
 let testDb: TestDatabase;
 let pool: pg.Pool;
@@ -167,5 +168,67 @@ describe("agent SQL", () => {
     await expect(run("SELECT ?", [])).rejects.toMatchObject({ code: "invalid_request" });
     await expect(run("SELECT 1; DROP TABLE notes")).rejects.toMatchObject({ code: "agent_sql_error" });
     expect(await run("SELECT count(*)::int FROM notes")).toMatchObject({ rows: [[2]] });
+  });
+
+  it("drops an archived agent's role and schema with the archive, once, and refuses it afterwards", async () => {
+    const doomed = await seedAgent(testDb.db);
+    const scope = { tenantId: doomed.tenantId, agentId: doomed.agentId };
+    await runAgentSql(pool, scope, { sql: "CREATE TABLE kept (s text)", params: [] }, limits);
+    await runAgentSql(pool, scope, { sql: "INSERT INTO kept VALUES ('x')", params: [] }, limits);
+    const { role_name: role } = await testDb.db
+      .selectFrom("agent_sql_schemas")
+      .select("role_name")
+      .where("agent_id", "=", doomed.agentId)
+      .executeTakeFirstOrThrow();
+    const present = async () => {
+      const found = await pool.query<{ roles: number; schemas: number }>(
+        `SELECT (SELECT count(*)::int FROM pg_roles WHERE rolname = $1) AS roles,
+                (SELECT count(*)::int FROM pg_namespace WHERE nspname = $1) AS schemas`,
+        [role],
+      );
+      return found.rows[0];
+    };
+    const archive = () =>
+      withTenant(testDb.db, scope.tenantId, async (trx) => {
+        await trx
+          .updateTable("agents")
+          .set({ archived_at: new Date() })
+          .where("tenant_id", "=", scope.tenantId)
+          .where("id", "=", scope.agentId)
+          .execute();
+        return dropAgentSqlSchema(trx, scope);
+      });
+
+    // An archive that fails after the drop leaves the agent, its role, schema and rows as they were.
+    await expect(
+      withTenant(testDb.db, scope.tenantId, async (trx) => {
+        await dropAgentSqlSchema(trx, scope);
+        throw new Error("the archive failed");
+      }),
+    ).rejects.toThrow("the archive failed");
+    expect(await present()).toEqual({ roles: 1, schemas: 1 });
+    expect(await runAgentSql(pool, scope, { sql: "SELECT s FROM kept", params: [] }, limits)).toMatchObject({
+      rows: [["x"]],
+    });
+
+    expect(await archive()).toBe(true);
+    expect(await present()).toEqual({ roles: 0, schemas: 0 });
+    expect(
+      await testDb.db
+        .selectFrom("agent_sql_schemas")
+        .where("agent_id", "=", scope.agentId)
+        .select("role_name")
+        .execute(),
+    ).toEqual([]);
+    // A second archive finds nothing to drop, and a session still running cannot bring the database back.
+    expect(await archive()).toBe(false);
+    await expect(
+      runAgentSql(pool, scope, { sql: "CREATE TABLE again (s text)", params: [] }, limits),
+    ).rejects.toMatchObject({ code: "agent_sql_error", message: expect.stringMatching(/is archived/) });
+    expect(await present()).toEqual({ roles: 0, schemas: 0 });
+    // The sibling's database is untouched.
+    expect(
+      await describeAgentSchema(pool, { tenantId: sibling.tenantId, agentId: sibling.agentId }, limits),
+    ).toEqual(expect.arrayContaining([expect.objectContaining({ name: "secrets" })]));
   });
 });
