@@ -231,4 +231,74 @@ describe("agent SQL", () => {
       await describeAgentSchema(pool, { tenantId: sibling.tenantId, agentId: sibling.agentId }, limits),
     ).toEqual(expect.arrayContaining([expect.objectContaining({ name: "secrets" })]));
   });
+
+  it("serialises an archive with a call in flight: the call commits first, or waits and is refused", async () => {
+    const agent = await seedAgent(testDb.db);
+    const scope = { tenantId: agent.tenantId, agentId: agent.agentId };
+    await runAgentSql(pool, scope, { sql: "CREATE TABLE t (x int)", params: [] }, limits);
+    const { role_name: role } = await testDb.db
+      .selectFrom("agent_sql_schemas")
+      .select("role_name")
+      .where("agent_id", "=", agent.agentId)
+      .executeTakeFirstOrThrow();
+    const admin = new pg.Client({ connectionString: testDb.url });
+    await admin.connect();
+    const waitingOnLocks = async (count: number) => {
+      await expect
+        .poll(
+          async () =>
+            (
+              await admin.query<{ n: number }>(
+                "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+              )
+            ).rows[0]?.n,
+          { timeout: 60_000, interval: 50 },
+        )
+        .toBeGreaterThanOrEqual(count);
+    };
+    const archive = () =>
+      withTenant(testDb.db, scope.tenantId, async (trx) => {
+        await trx
+          .updateTable("agents")
+          .set({ archived_at: new Date() })
+          .where("tenant_id", "=", scope.tenantId)
+          .where("id", "=", scope.agentId)
+          .execute();
+        return dropAgentSqlSchema(trx, scope);
+      });
+    try {
+      // A call that entered holds the agent's lock shared: the archive waits until it commits.
+      await admin.query("SELECT pg_advisory_lock(4242)");
+      const call = runAgentSql(
+        pool,
+        scope,
+        { sql: "INSERT INTO t SELECT 1 FROM pg_advisory_xact_lock(4242)", params: [] },
+        limits,
+      );
+      await waitingOnLocks(1);
+      const archived = archive();
+      await waitingOnLocks(2);
+      await admin.query("SELECT pg_advisory_unlock(4242)");
+      expect(await call).toMatchObject({ kind: "changes", changes: 1 });
+      expect(await archived).toBe(true);
+      expect((await admin.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role])).rows).toEqual([]);
+
+      // An archive that has dropped but not yet committed holds the lock: a call waits, then is refused.
+      const next = await seedAgent(testDb.db);
+      const nextScope = { tenantId: next.tenantId, agentId: next.agentId };
+      await runAgentSql(pool, nextScope, { sql: "CREATE TABLE t (x int)", params: [] }, limits);
+      await admin.query("BEGIN");
+      await admin.query("UPDATE agents SET archived_at = now() WHERE tenant_id = $1 AND id = $2", [
+        next.tenantId,
+        next.agentId,
+      ]);
+      await admin.query("SELECT wl_agent_sql_drop($1, $2)", [next.tenantId, next.agentId]);
+      const late = runAgentSql(pool, nextScope, { sql: "INSERT INTO t VALUES (1)", params: [] }, limits);
+      await waitingOnLocks(1);
+      await admin.query("COMMIT");
+      await expect(late).rejects.toMatchObject({ message: expect.stringMatching(/is archived/) });
+    } finally {
+      await admin.end();
+    }
+  });
 });
