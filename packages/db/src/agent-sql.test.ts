@@ -2,6 +2,7 @@ import { createTestDatabase, type SeededAgent, seedAgent, type TestDatabase } fr
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentSqlLimits, describeAgentSchema, dropAgentSqlSchema, runAgentSql } from "./agent-sql";
+import type { AgentScope } from "./agent-state";
 import { withTenant } from "./tenant-scope";
 
 let testDb: TestDatabase;
@@ -25,6 +26,28 @@ afterAll(async () => {
 
 const run = (sql: string, params: unknown[] = [], options: Partial<AgentSqlLimits> = {}) =>
   runAgentSql(pool, mine, { sql, params }, { ...limits, ...options });
+
+/** The agent's role (and schema) name, once it has one. */
+async function roleOf(agentId: string): Promise<string> {
+  const row = await testDb.db
+    .selectFrom("agent_sql_schemas")
+    .select("role_name")
+    .where("agent_id", "=", agentId)
+    .executeTakeFirstOrThrow();
+  return row.role_name;
+}
+
+/** What the gateway's archive does: marks the agent archived and drops its database, in one transaction. */
+const archive = (scope: AgentScope) =>
+  withTenant(testDb.db, scope.tenantId, async (trx) => {
+    await trx
+      .updateTable("agents")
+      .set({ archived_at: new Date() })
+      .where("tenant_id", "=", scope.tenantId)
+      .where("id", "=", scope.agentId)
+      .execute();
+    return dropAgentSqlSchema(trx, scope);
+  });
 
 describe("agent SQL", () => {
   it("creates, writes with ? params, reads rows and describes the schema", async () => {
@@ -175,11 +198,7 @@ describe("agent SQL", () => {
     const scope = { tenantId: doomed.tenantId, agentId: doomed.agentId };
     await runAgentSql(pool, scope, { sql: "CREATE TABLE kept (s text)", params: [] }, limits);
     await runAgentSql(pool, scope, { sql: "INSERT INTO kept VALUES ('x')", params: [] }, limits);
-    const { role_name: role } = await testDb.db
-      .selectFrom("agent_sql_schemas")
-      .select("role_name")
-      .where("agent_id", "=", doomed.agentId)
-      .executeTakeFirstOrThrow();
+    const role = await roleOf(doomed.agentId);
     const present = async () => {
       const found = await pool.query<{ roles: number; schemas: number }>(
         `SELECT (SELECT count(*)::int FROM pg_roles WHERE rolname = $1) AS roles,
@@ -188,16 +207,6 @@ describe("agent SQL", () => {
       );
       return found.rows[0];
     };
-    const archive = () =>
-      withTenant(testDb.db, scope.tenantId, async (trx) => {
-        await trx
-          .updateTable("agents")
-          .set({ archived_at: new Date() })
-          .where("tenant_id", "=", scope.tenantId)
-          .where("id", "=", scope.agentId)
-          .execute();
-        return dropAgentSqlSchema(trx, scope);
-      });
 
     // An archive that fails after the drop leaves the agent, its role, schema and rows as they were.
     await expect(
@@ -211,7 +220,7 @@ describe("agent SQL", () => {
       rows: [["x"]],
     });
 
-    expect(await archive()).toBe(true);
+    expect(await archive(scope)).toBe(true);
     expect(await present()).toEqual({ roles: 0, schemas: 0 });
     expect(
       await testDb.db
@@ -221,7 +230,7 @@ describe("agent SQL", () => {
         .execute(),
     ).toEqual([]);
     // A second archive finds nothing to drop, and a session still running cannot bring the database back.
-    expect(await archive()).toBe(false);
+    expect(await archive(scope)).toBe(false);
     await expect(
       runAgentSql(pool, scope, { sql: "CREATE TABLE again (s text)", params: [] }, limits),
     ).rejects.toMatchObject({ code: "agent_sql_error", message: expect.stringMatching(/is archived/) });
@@ -236,11 +245,7 @@ describe("agent SQL", () => {
     const agent = await seedAgent(testDb.db);
     const scope = { tenantId: agent.tenantId, agentId: agent.agentId };
     await runAgentSql(pool, scope, { sql: "CREATE TABLE t (x int)", params: [] }, limits);
-    const { role_name: role } = await testDb.db
-      .selectFrom("agent_sql_schemas")
-      .select("role_name")
-      .where("agent_id", "=", agent.agentId)
-      .executeTakeFirstOrThrow();
+    const role = await roleOf(agent.agentId);
     const admin = new pg.Client({ connectionString: testDb.url });
     await admin.connect();
     const waitingOnLocks = async (count: number) => {
@@ -256,16 +261,6 @@ describe("agent SQL", () => {
         )
         .toBeGreaterThanOrEqual(count);
     };
-    const archive = () =>
-      withTenant(testDb.db, scope.tenantId, async (trx) => {
-        await trx
-          .updateTable("agents")
-          .set({ archived_at: new Date() })
-          .where("tenant_id", "=", scope.tenantId)
-          .where("id", "=", scope.agentId)
-          .execute();
-        return dropAgentSqlSchema(trx, scope);
-      });
     try {
       // A call that entered holds the agent's lock shared: the archive waits until it commits.
       await admin.query("SELECT pg_advisory_lock(4242)");
@@ -276,7 +271,7 @@ describe("agent SQL", () => {
         limits,
       );
       await waitingOnLocks(1);
-      const archived = archive();
+      const archived = archive(scope);
       await waitingOnLocks(2);
       await admin.query("SELECT pg_advisory_unlock(4242)");
       expect(await call).toMatchObject({ kind: "changes", changes: 1 });

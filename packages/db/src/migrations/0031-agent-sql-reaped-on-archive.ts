@@ -9,7 +9,8 @@ const DEFINER = "SECURITY DEFINER SET search_path = public, pg_temp";
 //                       caller's transaction (the archive's), so an archive that fails drops nothing;
 //                       dropping what is already gone is a no-op.
 //   wl_agent_sql_enter  is 0016's, refusing an archived agent, so a session still running after the
-//                       archive cannot bring the database back.
+//                       archive cannot bring the database back. The rest of its body is 0016's, copied
+//                       on purpose: an applied migration's SQL must never change with another file.
 // The two meet on an advisory lock of the role's name: enter holds it shared for its transaction and
 // reads `archived_at` after taking it; drop holds it exclusively. Either the call commits before the
 // drop starts, or it waits for the archive to commit and then sees the agent archived.
