@@ -1,7 +1,9 @@
 import { createTestDatabase, type SeededAgent, seedAgent, type TestDatabase } from "@wakeloop/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentSqlLimits, describeAgentSchema, runAgentSql } from "./agent-sql";
+import { type AgentSqlLimits, describeAgentSchema, dropAgentSqlSchema, runAgentSql } from "./agent-sql";
+import type { AgentScope } from "./agent-state";
+import { withTenant } from "./tenant-scope";
 
 let testDb: TestDatabase;
 let pool: pg.Pool;
@@ -24,6 +26,28 @@ afterAll(async () => {
 
 const run = (sql: string, params: unknown[] = [], options: Partial<AgentSqlLimits> = {}) =>
   runAgentSql(pool, mine, { sql, params }, { ...limits, ...options });
+
+/** The agent's role (and schema) name, once it has one. */
+async function roleOf(agentId: string): Promise<string> {
+  const row = await testDb.db
+    .selectFrom("agent_sql_schemas")
+    .select("role_name")
+    .where("agent_id", "=", agentId)
+    .executeTakeFirstOrThrow();
+  return row.role_name;
+}
+
+/** What the gateway's archive does: marks the agent archived and drops its database, in one transaction. */
+const archive = (scope: AgentScope) =>
+  withTenant(testDb.db, scope.tenantId, async (trx) => {
+    await trx
+      .updateTable("agents")
+      .set({ archived_at: new Date() })
+      .where("tenant_id", "=", scope.tenantId)
+      .where("id", "=", scope.agentId)
+      .execute();
+    return dropAgentSqlSchema(trx, scope);
+  });
 
 describe("agent SQL", () => {
   it("creates, writes with ? params, reads rows and describes the schema", async () => {
@@ -167,5 +191,109 @@ describe("agent SQL", () => {
     await expect(run("SELECT ?", [])).rejects.toMatchObject({ code: "invalid_request" });
     await expect(run("SELECT 1; DROP TABLE notes")).rejects.toMatchObject({ code: "agent_sql_error" });
     expect(await run("SELECT count(*)::int FROM notes")).toMatchObject({ rows: [[2]] });
+  });
+
+  it("drops an archived agent's role and schema with the archive, once, and refuses it afterwards", async () => {
+    const doomed = await seedAgent(testDb.db);
+    const scope = { tenantId: doomed.tenantId, agentId: doomed.agentId };
+    await runAgentSql(pool, scope, { sql: "CREATE TABLE kept (s text)", params: [] }, limits);
+    await runAgentSql(pool, scope, { sql: "INSERT INTO kept VALUES ('x')", params: [] }, limits);
+    const role = await roleOf(doomed.agentId);
+    const present = async () => {
+      const found = await pool.query<{ roles: number; schemas: number }>(
+        `SELECT (SELECT count(*)::int FROM pg_roles WHERE rolname = $1) AS roles,
+                (SELECT count(*)::int FROM pg_namespace WHERE nspname = $1) AS schemas`,
+        [role],
+      );
+      return found.rows[0];
+    };
+
+    // An archive that fails after the drop leaves the agent, its role, schema and rows as they were.
+    await expect(
+      withTenant(testDb.db, scope.tenantId, async (trx) => {
+        await dropAgentSqlSchema(trx, scope);
+        throw new Error("the archive failed");
+      }),
+    ).rejects.toThrow("the archive failed");
+    expect(await present()).toEqual({ roles: 1, schemas: 1 });
+    expect(await runAgentSql(pool, scope, { sql: "SELECT s FROM kept", params: [] }, limits)).toMatchObject({
+      rows: [["x"]],
+    });
+
+    expect(await archive(scope)).toBe(true);
+    expect(await present()).toEqual({ roles: 0, schemas: 0 });
+    expect(
+      await testDb.db
+        .selectFrom("agent_sql_schemas")
+        .where("agent_id", "=", scope.agentId)
+        .select("role_name")
+        .execute(),
+    ).toEqual([]);
+    // A second archive finds nothing to drop, and a session still running cannot bring the database back.
+    expect(await archive(scope)).toBe(false);
+    await expect(
+      runAgentSql(pool, scope, { sql: "CREATE TABLE again (s text)", params: [] }, limits),
+    ).rejects.toMatchObject({ code: "agent_sql_error", message: expect.stringMatching(/is archived/) });
+    expect(await present()).toEqual({ roles: 0, schemas: 0 });
+    // The sibling's database is untouched.
+    expect(
+      await describeAgentSchema(pool, { tenantId: sibling.tenantId, agentId: sibling.agentId }, limits),
+    ).toEqual(expect.arrayContaining([expect.objectContaining({ name: "secrets" })]));
+  });
+
+  it("serialises an archive with a call in flight: the call commits first, or waits and is refused", async () => {
+    const agent = await seedAgent(testDb.db);
+    const scope = { tenantId: agent.tenantId, agentId: agent.agentId };
+    await runAgentSql(pool, scope, { sql: "CREATE TABLE t (x int)", params: [] }, limits);
+    const role = await roleOf(agent.agentId);
+    const admin = new pg.Client({ connectionString: testDb.url });
+    await admin.connect();
+    const waitingOnLocks = async (count: number) => {
+      await expect
+        .poll(
+          async () =>
+            (
+              await admin.query<{ n: number }>(
+                "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+              )
+            ).rows[0]?.n,
+          { timeout: 60_000, interval: 50 },
+        )
+        .toBeGreaterThanOrEqual(count);
+    };
+    try {
+      // A call that entered holds the agent's lock shared: the archive waits until it commits.
+      await admin.query("SELECT pg_advisory_lock(4242)");
+      const call = runAgentSql(
+        pool,
+        scope,
+        { sql: "INSERT INTO t SELECT 1 FROM pg_advisory_xact_lock(4242)", params: [] },
+        limits,
+      );
+      await waitingOnLocks(1);
+      const archived = archive(scope);
+      await waitingOnLocks(2);
+      await admin.query("SELECT pg_advisory_unlock(4242)");
+      expect(await call).toMatchObject({ kind: "changes", changes: 1 });
+      expect(await archived).toBe(true);
+      expect((await admin.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role])).rows).toEqual([]);
+
+      // An archive that has dropped but not yet committed holds the lock: a call waits, then is refused.
+      const next = await seedAgent(testDb.db);
+      const nextScope = { tenantId: next.tenantId, agentId: next.agentId };
+      await runAgentSql(pool, nextScope, { sql: "CREATE TABLE t (x int)", params: [] }, limits);
+      await admin.query("BEGIN");
+      await admin.query("UPDATE agents SET archived_at = now() WHERE tenant_id = $1 AND id = $2", [
+        next.tenantId,
+        next.agentId,
+      ]);
+      await admin.query("SELECT wl_agent_sql_drop($1, $2)", [next.tenantId, next.agentId]);
+      const late = runAgentSql(pool, nextScope, { sql: "INSERT INTO t VALUES (1)", params: [] }, limits);
+      await waitingOnLocks(1);
+      await admin.query("COMMIT");
+      await expect(late).rejects.toMatchObject({ message: expect.stringMatching(/is archived/) });
+    } finally {
+      await admin.end();
+    }
   });
 });

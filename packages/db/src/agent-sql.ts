@@ -1,6 +1,8 @@
 import { WakeloopError } from "@wakeloop/contracts";
+import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import type { AgentScope } from "./agent-state";
+import type { Database } from "./database";
 import { leadingKeyword, translatePlaceholders } from "./sql-placeholders";
 
 /*
@@ -140,6 +142,17 @@ export function describeAgentSchema(
     }
     return [...tables.values()];
   });
+}
+
+/**
+ * Drops the agent's SQL database: its schema, everything its role owns, and the role (migration 0031).
+ * Run it in the transaction that archives the agent, so both commit or neither does; true when there
+ * was something to drop, false when there was none (never used, or already dropped).
+ */
+export async function dropAgentSqlSchema(db: Kysely<Database>, scope: AgentScope): Promise<boolean> {
+  const result = await sql<{ dropped: boolean }>`
+    SELECT wl_agent_sql_drop(${scope.tenantId}, ${scope.agentId}) AS dropped`.execute(db);
+  return result.rows[0]?.dropped ?? false;
 }
 
 async function inAgentSchema<T>(

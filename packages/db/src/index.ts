@@ -19,6 +19,7 @@ export {
   agentSqlUrlFor,
   createAgentSqlPool,
   describeAgentSchema,
+  dropAgentSqlSchema,
   runAgentSql,
 } from "./agent-sql";
 export {

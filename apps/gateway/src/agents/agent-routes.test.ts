@@ -8,6 +8,8 @@ import {
   EnvironmentPage,
   Session,
 } from "@wakeloop/contracts";
+import { createAgentSqlPool, runAgentSql } from "@wakeloop/db";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentBody, type GatewayFixture, startGateway } from "../testing/gateway-fixture";
 
@@ -165,6 +167,38 @@ describe("agents", () => {
     expect((await gw.request("POST", `/v1/agents/${agent.id}`, { key, body: { system: "x" } })).status).toBe(
       409,
     );
+  });
+
+  it("drops the agent's SQL role and schema when it is archived; archiving again is harmless", async () => {
+    const agent = await createAgent({ name: "with a database" });
+    const scope = { tenantId: gw.tenant.id, agentId: agent.id };
+    const limits = { statementTimeoutMs: 30_000, maxRows: 10, quotaBytes: 10 * 1024 * 1024 };
+    const pool = createAgentSqlPool({ url: gw.database.agentSqlUrl, max: 1 });
+    try {
+      await runAgentSql(pool, scope, { sql: "CREATE TABLE notes (body text)", params: [] }, limits);
+      const { role_name: role } = await gw.db
+        .selectFrom("agent_sql_schemas")
+        .select("role_name")
+        .where("agent_id", "=", agent.id)
+        .executeTakeFirstOrThrow();
+      const left = async () =>
+        (
+          await sql<{ roles: number; schemas: number }>`
+            SELECT (SELECT count(*)::int FROM pg_roles WHERE rolname = ${role}) AS roles,
+                   (SELECT count(*)::int FROM pg_namespace WHERE nspname = ${role}) AS schemas`.execute(gw.db)
+        ).rows[0];
+      expect(await left()).toEqual({ roles: 1, schemas: 1 });
+
+      expect((await gw.request("POST", `/v1/agents/${agent.id}/archive`, { key })).status).toBe(200);
+      expect(await left()).toEqual({ roles: 0, schemas: 0 });
+      expect((await gw.request("POST", `/v1/agents/${agent.id}/archive`, { key })).status).toBe(200);
+      expect(await left()).toEqual({ roles: 0, schemas: 0 });
+      await expect(runAgentSql(pool, scope, { sql: "SELECT 1", params: [] }, limits)).rejects.toMatchObject({
+        message: expect.stringMatching(/is archived and its database was dropped/),
+      });
+    } finally {
+      await pool.end();
+    }
   });
 
   it("pages the list newest first", async () => {

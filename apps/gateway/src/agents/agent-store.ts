@@ -1,6 +1,7 @@
 import { type Agent, AgentSpec, type ListQuery, WakeloopError } from "@wakeloop/contracts";
 import {
   type Database,
+  dropAgentSqlSchema,
   type LatestAgentVersion,
   newId,
   readJson,
@@ -233,7 +234,10 @@ export async function rollbackAgent(
   return (await findAgent(db, tenantId, agentId, version)).agent;
 }
 
-/** Archived agents start no new sessions; their versions stay readable. Archiving twice is a no-op. */
+/**
+ * Archived agents start no new sessions; their versions stay readable. Their SQL database (db_sql) is
+ * dropped in the same transaction, and db_sql refuses them from then on. Archiving twice is a no-op.
+ */
 export async function archiveAgent(
   db: Kysely<Database>,
   tenantId: string,
@@ -248,6 +252,8 @@ export async function archiveAgent(
       .where("id", "=", agentId)
       .where("archived_at", "is", null)
       .execute();
-    return (await findAgent(trx, tenantId, agentId)).agent;
+    const archived = await findAgent(trx, tenantId, agentId);
+    await dropAgentSqlSchema(trx, { tenantId, agentId });
+    return archived.agent;
   });
 }
