@@ -3,9 +3,17 @@ import { sql } from "kysely";
 
 /** Helpers every scenario drives the platform with, through its public API as a client would. */
 
+/** Which of the fake model's wire protocols the bench's agents speak. */
+export type BenchProvider = "openai_compatible" | "anthropic";
+
 /** `count` sessions of one new agent (the agent's tool policy is the default: state tools included). */
-export async function newSessions(platform: Platform, count: number): Promise<string[]> {
-  const agent = await platform.request("POST", "/v1/agents", { name: "bench", model: platform.fakeModel() });
+export async function newSessions(
+  platform: Platform,
+  count: number,
+  provider: BenchProvider = "openai_compatible",
+): Promise<string[]> {
+  const model = platform.fakeModel(provider);
+  const agent = await platform.request("POST", "/v1/agents", { name: "bench", model });
   const ids: string[] = [];
   for (let index = 0; index < count; index++) {
     ids.push((await platform.request("POST", "/v1/sessions", { agent: agent.body.id })).body.id);

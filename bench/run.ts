@@ -8,17 +8,19 @@ import { runAppendBench } from "../packages/db/bench/append-bench";
 import { runNavigationBench } from "../packages/db/bench/navigation-bench";
 import { runOutcomeBench } from "../packages/db/bench/outcome-bench";
 import { runConcurrencyBench } from "./concurrency-bench";
+import { runRequestBuildBench } from "./request-build-bench";
 import { runScheduleBench } from "./schedule-bench";
 import { runSessionBench } from "./session-bench";
 import { runSubSessionBench } from "./sub-session-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp]; `--only console`
+// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `browser` (the browser tools in the sandbox image with Chromium, browser-bench.ts) needs that image.
 // `session` is the platform end to end: zero-latency loops and dispatch (session-bench.ts), then the
-// I/O-bound load of issue #9, one worker and two (concurrency-bench.ts). Each figure with a target in
-// the issue is marked met or not.
+// I/O-bound load of issue #9, one worker and two (concurrency-bench.ts); with `--provider anthropic` its
+// agents speak the Anthropic protocol to the fake model. Each figure with a target in the issue is
+// marked met or not. `requests` times the encoding of one Anthropic request body (request-build-bench.ts).
 // The services run compiled, as in production: `npm run bench` builds them first (`npm run build`).
 // Writes bench/results/<timestamp>.json and latest.json, and prints a table. Medians and tails
 // come from one run on one machine: compare ratios within a run, not absolute numbers across runs.
@@ -31,14 +33,19 @@ if (process.env.WL_TEST_PG_URL === undefined && existsSync("/var/run/postgresql/
 const { values } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
+    // The wire protocol the session bench's agents speak to the fake model: openai_compatible or anthropic.
+    provider: { type: "string", default: "openai_compatible" },
     only: {
       type: "string",
       default:
-        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp",
+        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests",
     },
   },
 });
 const only = new Set(values.only.split(","));
+const provider = values.provider;
+if (provider !== "openai_compatible" && provider !== "anthropic")
+  throw new Error(`--provider must be openai_compatible or anthropic, not ${provider}`);
 const results: Record<string, unknown> = { startedAt: new Date().toISOString(), quick: values.quick };
 
 type Row = [measure: string, value: string, p95: string, p99: string, target: string, met: string];
@@ -62,7 +69,7 @@ const value = (name: string, shown: string, target = "", met?: boolean) =>
   rows.push([name, shown, "", "", target, mark(met)]);
 
 if (only.has("session")) {
-  const session = await runSessionBench({ quick: values.quick, run: "dist" });
+  const session = await runSessionBench({ quick: values.quick, run: "dist", provider });
   results.session = session;
   const dispatch = { p50: 6, p99: 20 };
   latency("dispatch: event accepted → model request (ms)", session.dispatchMs.fromAccepted, dispatch);
@@ -252,6 +259,14 @@ if (only.has("browser")) {
   latency("browser: warm navigate (ms)", browser.warm_navigate_ms);
   latency("browser: warm extract_text (ms)", browser.warm_extract_text_ms);
   latency("browser: warm viewport screenshot (ms)", browser.warm_screenshot_ms);
+}
+
+if (only.has("requests")) {
+  const requests = runRequestBuildBench(values.quick ? { iterations: 200 } : {});
+  results.requests = requests;
+  const label = `${requests.turns}-turn history, ${requests.tools} tools, ${requests.bodyBytes} bytes`;
+  latency(`Anthropic request body, SDK stringify, ${label} (ms)`, requests.sdkStringifyMs);
+  latency(`Anthropic request body, cached bytes, ${label} (ms)`, requests.cachedBytesMs);
 }
 
 if (only.has("web")) {

@@ -1,7 +1,7 @@
 import { type LatencySummary, Platform, type RunMode, round2 as round, summarize } from "@wakeloop/testing";
 import { sql } from "kysely";
 import { benchScript, stepsMessage } from "./bench-script";
-import { BENCH_APP_ENV, newSessions, say, waitForIdleWakes } from "./bench-sessions";
+import { BENCH_APP_ENV, type BenchProvider, newSessions, say, waitForIdleWakes } from "./bench-sessions";
 import { cpuBetween, sampleCpu } from "./process-stats";
 import { now } from "./stats";
 
@@ -12,8 +12,8 @@ import { now } from "./stats";
  */
 
 /** Event accepted (POST answered) → model request received, one idle session after another. */
-async function dispatchLatency(platform: Platform, count: number) {
-  const sessions = await newSessions(platform, count);
+async function dispatchLatency(platform: Platform, count: number, provider: BenchProvider) {
+  const sessions = await newSessions(platform, count, provider);
   const fromSend: number[] = [];
   const fromAccept: number[] = [];
   for (const id of sessions) {
@@ -30,8 +30,8 @@ async function dispatchLatency(platform: Platform, count: number) {
 }
 
 /** Model response finished → next model request received, for a long tool loop in one session. */
-async function durableToolStep(platform: Platform, steps: number) {
-  const [id] = await newSessions(platform, 1);
+async function durableToolStep(platform: Platform, steps: number, provider: BenchProvider) {
+  const [id] = await newSessions(platform, 1, provider);
   if (!id) throw new Error("no session");
   const first = platform.fake.requests.length;
   await say(platform, id, stepsMessage(steps, "loop"));
@@ -75,8 +75,13 @@ async function durableToolStep(platform: Platform, steps: number) {
  * Many sessions running tool loops at once: committed durable tool steps per second, and the CPU
  * time each process spent per step (every service, the platform's Postgres backends, nats-server).
  */
-async function toolStepThroughput(platform: Platform, sessions: number, steps: number) {
-  const ids = await newSessions(platform, sessions);
+async function toolStepThroughput(
+  platform: Platform,
+  sessions: number,
+  steps: number,
+  provider: BenchProvider,
+) {
+  const ids = await newSessions(platform, sessions, provider);
   const cpuBefore = await sampleCpu(platform);
   const started = now();
   await Promise.all(ids.map((id, index) => say(platform, id, stepsMessage(steps, `t${index}`))));
@@ -94,8 +99,8 @@ async function toolStepThroughput(platform: Platform, sessions: number, steps: n
 }
 
 /** Many sessions with one plain turn each: wakes completed per second. */
-async function wakeThroughput(platform: Platform, sessions: number) {
-  const ids = await newSessions(platform, sessions);
+async function wakeThroughput(platform: Platform, sessions: number, provider: BenchProvider) {
+  const ids = await newSessions(platform, sessions, provider);
   const started = now();
   await Promise.all(ids.map((id) => say(platform, id, "hi")));
   await waitForIdleWakes(platform, ids, 300_000);
@@ -118,8 +123,9 @@ export interface SessionBenchResult {
 }
 
 export async function runSessionBench(
-  options: { quick?: boolean; run?: RunMode } = {},
+  options: { quick?: boolean; run?: RunMode; provider?: BenchProvider } = {},
 ): Promise<SessionBenchResult> {
+  const provider = options.provider ?? "openai_compatible";
   const scale = options.quick ? 0.2 : 1;
   const n = (value: number) => Math.max(5, Math.round(value * scale));
   // The shipped WORKER_SLOTS; long loops must not meet the per-wake request guard.
@@ -134,25 +140,25 @@ export async function runSessionBench(
     wakes: Pick<SessionBenchResult["wakes"], "oneWorker">;
   };
   try {
-    await wakeThroughput(one, 20); // warm-up: connections, JIT, prepared plans
-    const dispatchMs = await dispatchLatency(one, n(200));
-    const loop = await durableToolStep(one, n(200));
-    const toolSteps = await toolStepThroughput(one, n(50), 40);
+    await wakeThroughput(one, 20, provider); // warm-up: connections, JIT, prepared plans
+    const dispatchMs = await dispatchLatency(one, n(200), provider);
+    const loop = await durableToolStep(one, n(200), provider);
+    const toolSteps = await toolStepThroughput(one, n(50), 40, provider);
     oneWorker = {
       dispatchMs,
       durableToolStepMs: loop.step,
       historyBytesPerStep: loop.historyBytesPerStep,
       toolSteps,
-      wakes: { oneWorker: await wakeThroughput(one, n(500)) },
+      wakes: { oneWorker: await wakeThroughput(one, n(500), provider) },
     };
   } finally {
     await one.stop();
   }
   const two = await Platform.start({ ...platformOptions, workers: 2, run: options.run });
   try {
-    await wakeThroughput(two, 20);
-    const dispatchTwoWorkersMs = await dispatchLatency(two, n(200));
-    const twoWorkers = await wakeThroughput(two, n(500));
+    await wakeThroughput(two, 20, provider);
+    const dispatchTwoWorkersMs = await dispatchLatency(two, n(200), provider);
+    const twoWorkers = await wakeThroughput(two, n(500), provider);
     return { ...oneWorker, dispatchTwoWorkersMs, wakes: { ...oneWorker.wakes, twoWorkers } };
   } finally {
     await two.stop();

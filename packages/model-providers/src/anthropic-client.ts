@@ -1,7 +1,8 @@
 import Anthropic from "@anthropic-ai/sdk";
+import type { Stream } from "@anthropic-ai/sdk/streaming";
 import { type TokenUsage, ZERO_USAGE } from "@wakeloop/contracts";
 import type { Fetch } from "@wakeloop/egress";
-import { toAnthropicParams } from "./anthropic-request";
+import { toAnthropicBody } from "./anthropic-request";
 import { ModelError, toModelError } from "./errors";
 import type {
   ModelCallOptions,
@@ -56,7 +57,14 @@ async function* streamMessages(
   let toolCallCount = 0;
   const toolBlocks = new Map<number, { id: string; name: string; json: string }>();
   try {
-    const events = await client.messages.create(toAnthropicParams(request), { signal });
+    // `messages.create` with the body already encoded (`toAnthropicBody`): the same request, without the
+    // SDK's own call span (the harness's `chat` span covers the call).
+    const events = await client.post<Stream<Anthropic.RawMessageStreamEvent>>("/v1/messages", {
+      body: toAnthropicBody(request),
+      headers: { "content-type": "application/json" },
+      stream: true,
+      signal,
+    });
     for await (const event of events) {
       switch (event.type) {
         case "message_start":

@@ -1,6 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ContentBlock } from "@wakeloop/contracts";
-import { type ModelMessage, type ModelRequest, perMessage } from "./model-client";
+import { COMMA, pushJsonElements } from "./json-bytes";
+import { type ModelMessage, type ModelRequest, perMessage, perTool } from "./model-client";
 
 type UserBlock = Anthropic.TextBlockParam | Anthropic.ImageBlockParam | Anthropic.ToolResultBlockParam;
 type AssistantBlock = Anthropic.TextBlockParam | Anthropic.ToolUseBlockParam;
@@ -70,6 +71,53 @@ function copyOf(turn: WireTurn): WireTurn {
   return turn.role === "user"
     ? { role: "user", content: [...turn.content] }
     : { role: "assistant", content: [...turn.content] };
+}
+
+// Each history message's content blocks as JSON, encoded once per wake like its wire form. Adjacent
+// turns of one role merge into one wire message (`mergeTurns`), so a message's bytes are its blocks
+// alone, placed in whichever merged turn they land: a request's body is then mostly copies of bytes made
+// for earlier requests, not a JSON.stringify and UTF-8 encoding of the whole history each time.
+const blockBytes = perMessage((message: ModelMessage) =>
+  Buffer.from(
+    toWire(message)
+      .content.map((block) => JSON.stringify(block))
+      .join(","),
+  ),
+);
+const toolBytes = perTool((tool) => {
+  const [wire] =
+    toAnthropicParams({ model: "", system: "", messages: [], tools: [tool], maxOutputTokens: 0 }).tools ?? [];
+  return Buffer.from(JSON.stringify(wire));
+});
+
+const TURN_START = {
+  user: Buffer.from('{"role":"user","content":['),
+  assistant: Buffer.from('{"role":"assistant","content":['),
+};
+const TURN_BETWEEN = Buffer.from("]},");
+const TURN_END = Buffer.from("]}");
+
+/** `toAnthropicParams` as the UTF-8 JSON body the SDK sends: the same document, from cached pieces. */
+export function toAnthropicBody(request: ModelRequest): Buffer {
+  const { messages: _none, ...head } = toAnthropicParams({ ...request, messages: [], tools: [] });
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(head).slice(0, -1)},"messages":[`)];
+  let role: WireTurn["role"] | undefined;
+  for (const message of request.messages) {
+    const blocks = blockBytes(message);
+    if (blocks.length === 0) continue;
+    const next = toWire(message).role;
+    if (next === role) parts.push(COMMA);
+    else parts.push(...(role === undefined ? [] : [TURN_BETWEEN]), TURN_START[next]);
+    parts.push(blocks);
+    role = next;
+  }
+  if (role !== undefined) parts.push(TURN_END);
+  if (request.tools.length > 0) {
+    parts.push(Buffer.from('],"tools":['));
+    pushJsonElements(parts, request.tools.map(toolBytes));
+  }
+  parts.push(Buffer.from("]}"));
+  return Buffer.concat(parts);
 }
 
 export function toAnthropicParams(request: ModelRequest): Anthropic.MessageCreateParamsStreaming {

@@ -83,12 +83,21 @@ export interface ModelClient {
  * shared between requests, so their users must not change them.
  */
 export function perMessage<T>(convert: (message: ModelMessage) => T): (message: ModelMessage) => T {
-  const converted = new WeakMap<ModelMessage, T>();
-  return (message) => {
-    let wire = converted.get(message);
+  return convertedOnce(convert);
+}
+
+/** A tool spec's wire form, converted once: a wake's tool specs are the same objects from request to request. */
+export function perTool<T>(convert: (tool: ModelToolSpec) => T): (tool: ModelToolSpec) => T {
+  return convertedOnce(convert);
+}
+
+function convertedOnce<K extends object, T>(convert: (key: K) => T): (key: K) => T {
+  const converted = new WeakMap<K, T>();
+  return (key) => {
+    let wire = converted.get(key);
     if (wire === undefined) {
-      wire = convert(message);
-      converted.set(message, wire);
+      wire = convert(key);
+      converted.set(key, wire);
     }
     return wire;
   };

@@ -1,6 +1,7 @@
 import type { ContentBlock } from "@wakeloop/contracts";
 import type OpenAI from "openai";
-import { type ModelMessage, type ModelRequest, type ModelToolSpec, perMessage } from "./model-client";
+import { pushJsonElements } from "./json-bytes";
+import { type ModelMessage, type ModelRequest, perMessage, perTool } from "./model-client";
 
 type Message = OpenAI.ChatCompletionMessageParam;
 
@@ -84,19 +85,12 @@ const messageBytes = perMessage((message: ModelMessage) =>
   ),
 );
 // A wake's tool specs are the same objects from request to request (build-request's per-wake tool set).
-const toolJson = new WeakMap<ModelToolSpec, Buffer>();
-
-function toolBytes(tool: ModelToolSpec): Buffer {
-  let bytes = toolJson.get(tool);
-  if (bytes === undefined) {
-    const [wire] =
-      toOpenAIParams({ model: "", system: "", messages: [], tools: [tool], maxOutputTokens: 0 }, "max_tokens")
-        .tools ?? [];
-    bytes = Buffer.from(JSON.stringify(wire));
-    toolJson.set(tool, bytes);
-  }
-  return bytes;
-}
+const toolBytes = perTool((tool) => {
+  const [wire] =
+    toOpenAIParams({ model: "", system: "", messages: [], tools: [tool], maxOutputTokens: 0 }, "max_tokens")
+      .tools ?? [];
+  return Buffer.from(JSON.stringify(wire));
+});
 
 /** `toOpenAIParams` as the UTF-8 JSON body the SDK sends: the same document, from cached pieces. */
 export function toOpenAIBody(request: ModelRequest, maxTokensField: MaxTokensField): Buffer {
@@ -108,17 +102,14 @@ export function toOpenAIBody(request: ModelRequest, maxTokensField: MaxTokensFie
   if (request.system !== "")
     messages.unshift(Buffer.from(JSON.stringify({ role: "system", content: request.system })));
   const parts: Buffer[] = [Buffer.from(`${JSON.stringify(head).slice(0, -1)},"messages":[`)];
-  for (const [index, bytes] of messages.entries()) parts.push(...(index === 0 ? [bytes] : [COMMA, bytes]));
+  pushJsonElements(parts, messages);
   if (request.tools.length > 0) {
     parts.push(Buffer.from('],"tools":['));
-    for (const [index, tool] of request.tools.entries())
-      parts.push(...(index === 0 ? [] : [COMMA]), toolBytes(tool));
+    pushJsonElements(parts, request.tools.map(toolBytes));
   }
   parts.push(Buffer.from("]}"));
   return Buffer.concat(parts);
 }
-
-const COMMA = Buffer.from(",");
 
 export function toOpenAIParams(
   request: ModelRequest,
