@@ -64,5 +64,5 @@ export async function waitForIdleWakes(
  */
 export const BENCH_APP_ENV = {
   orchestrator: { WAKES_IN_FLIGHT_PER_TENANT: "100000" },
-  gateway: { GATEWAY_RATE_LIMIT_REQUESTS: "0" },
+  gateway: { GATEWAY_RATE_LIMIT_REQUESTS: "0", WAKES_IN_FLIGHT_PER_TENANT: "100000" },
 };

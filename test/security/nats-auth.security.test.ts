@@ -96,22 +96,9 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
     const gatewayDenied = violations(gateway);
     const workerDenied = violations(worker);
 
-    // The gateway cannot queue a wake job (only the orchestrator decides when a session wakes) …
-    gateway.nc.publish(gateway.subjects.wake("tnt_x", "sess_x"), "{}");
-    await expect(
-      gateway.publish(
-        gateway.catalog.wakes,
-        ["tnt_x", "sess_x"],
-        { wake_id: "wake_x", tenant_id: "tnt_x", session_id: "sess_x", attempt: 1, reason: "user_message" },
-        { msgId: "forged" },
-      ),
-    ).rejects.toThrow();
-    await gateway.nc.flush();
-    expect((await orchestrator.jsm.streams.info(orchestrator.catalog.wakes.stream.name)).state.messages).toBe(
-      0,
-    );
-    // … nor forge the agent's or the session's events (its own user events it may publish early), nor
-    // take the sandbox service's requests, nor read others' replies.
+    // The gateway may publish wake jobs (of the wakes it opens with a client's events; a job only points
+    // at a wake row), but it cannot forge the agent's or the session's events (its own user events it
+    // may publish early), nor take the sandbox service's requests, nor read others' replies.
     gateway.nc.publish(gateway.subjects.evt("tnt_x", "sess_x", "agent.message"), "{}");
     gateway.nc.publish(gateway.subjects.evt("tnt_x", "sess_x", "session.status_idle"), "{}");
     gateway.nc.publish(gateway.subjects.evt("tnt_x", "sess_x", "user.message"), "{}");
@@ -119,8 +106,6 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
     await expect
       .poll(() => gatewayDenied)
       .toEqual([
-        gateway.subjects.wake("tnt_x", "sess_x"),
-        gateway.subjects.wake("tnt_x", "sess_x"),
         gateway.subjects.evt("tnt_x", "sess_x", "agent.message"),
         gateway.subjects.evt("tnt_x", "sess_x", "session.status_idle"),
       ]);
@@ -128,7 +113,7 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
     expect(await canSubscribe(gateway, "_INBOX_orchestrator.>")).toBe(false);
     expect(await canSubscribe(gateway, gateway.subjects.evt("tnt_x", "sess_x", "user.message"))).toBe(true);
 
-    // A worker cannot append events behind Postgres' back or publish wake jobs either, nor make the
+    // A worker cannot append events behind Postgres' back, publish wake jobs, nor make the
     // runners resync an agent's substrate (only they and the gateway's restore announce changes).
     worker.nc.publish(worker.subjects.evt("tnt_x", "sess_x", "agent.message"), "{}");
     worker.nc.publish(worker.subjects.wake("tnt_x", "sess_x"), "{}");

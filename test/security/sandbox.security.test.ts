@@ -237,6 +237,7 @@ describe("operator bounds", () => {
           openSessionsPerTenant: 0,
           budgets: { defaultTokens: null, maxTokens: null },
           scheduledTasksPerAgent: 50,
+          wakesInFlightPerTenant: 16,
         },
         sseKeepAliveMs: 15_000,
         tools: {

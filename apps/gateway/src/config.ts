@@ -8,6 +8,7 @@ import {
   SubstrateLimitsEnv,
   serviceEnv,
   ToolSettingsEnv,
+  WakeLimitsEnv,
 } from "@wakeloop/service-kit";
 import { z } from "zod";
 
@@ -91,7 +92,8 @@ export const GatewayEnv = serviceEnv({ healthPort: 9080, metricsPort: 9464 })
   .extend(ProviderSettingsEnv.shape)
   .extend(SandboxLimitsEnv.shape)
   .extend(MemoryLimitsEnv.shape)
-  .extend(SubstrateLimitsEnv.shape);
+  .extend(SubstrateLimitsEnv.shape)
+  .extend(WakeLimitsEnv.shape);
 export type GatewayConfig = z.output<typeof GatewayEnv>;
 
 export function loadConfig(): GatewayConfig {

@@ -48,6 +48,8 @@ export interface QuotaSettings {
   budgets: BudgetLimits;
   /** Unfinished scheduled tasks per agent; must match the harness workers' (MAX_SCHEDULED_TASKS_PER_AGENT). */
   scheduledTasksPerAgent: number;
+  /** Wakes one tenant may have in flight; must match the orchestrator's (WAKES_IN_FLIGHT_PER_TENANT). */
+  wakesInFlightPerTenant: number;
 }
 
 export interface GatewayDeps {

@@ -28,6 +28,7 @@ await runService({
             maxTokens: config.GATEWAY_MAX_BUDGET_TOKENS ?? null,
           },
           scheduledTasksPerAgent: config.MAX_SCHEDULED_TASKS_PER_AGENT,
+          wakesInFlightPerTenant: config.WAKES_IN_FLIGHT_PER_TENANT,
         },
         tools: {
           globalToolPolicy: config.GLOBAL_TOOL_POLICY,

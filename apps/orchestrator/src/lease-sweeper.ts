@@ -1,4 +1,4 @@
-import type { Bus } from "@wakeloop/bus";
+import { type Bus, publishWakeJob } from "@wakeloop/bus";
 import {
   type Database,
   exhaustExpiredWake,
@@ -10,7 +10,7 @@ import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
 import type { LeaseMetrics } from "./orchestrator-metrics";
 import { runEvery } from "./periodic";
-import { dispatchHeldWakes, publishWakeJob } from "./wake-dispatch";
+import { dispatchHeldWakes } from "./wake-dispatch";
 
 export interface SweeperOptions {
   /** A wake that lost its worker this many times ends with `retries_exhausted`. */

@@ -1,32 +1,6 @@
-import type { Bus } from "@wakeloop/bus";
-import {
-  claimWakesToPublish,
-  type Database,
-  type QueuedWakeJob,
-  tenantsWithHeldWakes,
-  type WakeRow,
-} from "@wakeloop/db";
+import { type Bus, publishWakeJob } from "@wakeloop/bus";
+import { claimWakesToPublish, type Database, tenantsWithHeldWakes } from "@wakeloop/db";
 import type { Kysely } from "kysely";
-
-/** The wake job's msg id: a re-queued wake is a new delivery, so the attempt is part of it. */
-export function wakeJobMsgId(wake: Pick<WakeRow, "id" | "attempt">): string {
-  return `${wake.id}:${wake.attempt}`;
-}
-
-export async function publishWakeJob(bus: Bus, wake: QueuedWakeJob): Promise<void> {
-  await bus.publish(
-    bus.catalog.wakes,
-    [wake.tenant_id, wake.session_id],
-    {
-      wake_id: wake.id,
-      tenant_id: wake.tenant_id,
-      session_id: wake.session_id,
-      attempt: wake.attempt,
-      reason: wake.reason,
-    },
-    { msgId: wakeJobMsgId(wake) },
-  );
-}
 
 /**
  * Publishes a tenant's held wakes while it has room under `maxInFlight` (issue #8: one tenant's burst

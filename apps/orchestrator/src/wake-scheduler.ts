@@ -1,8 +1,7 @@
-import type { Bus } from "@wakeloop/bus";
+import { type Bus, publishWakeJob } from "@wakeloop/bus";
 import { type Database, getSession, type QueuedWakeJob, scheduleWake } from "@wakeloop/db";
 import { wakeReason } from "@wakeloop/session-core";
 import type { Kysely } from "kysely";
-import { publishWakeJob } from "./wake-dispatch";
 
 /**
  * Opens a wake when the session has work and none is open, then publishes its tenant's held wakes as

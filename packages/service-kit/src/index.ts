@@ -15,3 +15,4 @@ export { natsCredentials, portNumber, type ServiceConfig, ServiceEnv, serviceEnv
 export type { ServiceContext, Stoppable } from "./stoppable";
 export { SubstrateLimitsEnv, substrateLimits } from "./substrate-limits-env";
 export { ToolSettingsEnv } from "./tool-settings-env";
+export { WakeLimitsEnv } from "./wake-limits-env";

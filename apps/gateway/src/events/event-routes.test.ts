@@ -181,6 +181,77 @@ describe("POST /v1/sessions/{id}/events", () => {
   });
 });
 
+describe("the wake a client's events need", () => {
+  const wakesOf = (sessionId: string) =>
+    gw.db.selectFrom("wakes").selectAll().where("session_id", "=", sessionId).execute();
+
+  /** The wake job last published for the session, as stored on the wake work queue. */
+  async function publishedJob(tenantId: string, sessionId: string) {
+    const stored = await gw.bus.jsm.streams
+      .getMessage(gw.bus.catalog.wakes.stream.name, {
+        last_by_subj: gw.bus.subjects.wake(tenantId, sessionId),
+      })
+      .catch(() => null);
+    return stored === null ? null : { msgId: stored.header.get("Nats-Msg-Id"), job: stored.json() };
+  }
+
+  it("is opened in the events' commit and its job published, once per session", async () => {
+    const sessionId = await newSession();
+    expect((await post(sessionId, [message("wake up")])).status).toBe(202);
+    const [wake, ...more] = await wakesOf(sessionId);
+    expect(more).toEqual([]);
+    expect(wake).toMatchObject({ status: "queued", reason: "user_message", attempt: 1 });
+    expect(wake?.published_at).not.toBeNull();
+    await expect
+      .poll(() => publishedJob(gw.tenant.id, sessionId), { timeout: 5_000 })
+      .toEqual({
+        msgId: `${wake?.id}:1`,
+        job: {
+          wake_id: wake?.id,
+          tenant_id: gw.tenant.id,
+          session_id: sessionId,
+          attempt: 1,
+          reason: "user_message",
+        },
+      });
+    // The session has its open wake: a second message joins it.
+    expect((await post(sessionId, [message("and this")])).status).toBe(202);
+    expect(await wakesOf(sessionId)).toHaveLength(1);
+  });
+
+  it("is not opened for events that need none", async () => {
+    const sessionId = await newSession();
+    expect((await post(sessionId, [{ type: "user.interrupt" }])).status).toBe(202);
+    expect(await wakesOf(sessionId)).toEqual([]);
+  });
+
+  it("is held, with no job, past the tenant's wakes in flight", async () => {
+    const tenant = await gw.newTenant("burst");
+    const agent = Agent.parse(
+      (await gw.request("POST", "/v1/agents", { key: tenant.ownerKey, body: agentBody() })).body,
+    );
+    const sessions: string[] = [];
+    // The fixture's limit is 16 wakes in flight per tenant.
+    for (let index = 0; index < 17; index++) {
+      const session = Session.parse(
+        (await gw.request("POST", "/v1/sessions", { key: tenant.ownerKey, body: { agent: agent.id } })).body,
+      );
+      const sent = await gw.request("POST", `/v1/sessions/${session.id}/events`, {
+        key: tenant.ownerKey,
+        body: { events: [message("go")] },
+      });
+      expect(sent.status).toBe(202);
+      sessions.push(session.id);
+    }
+    const held = sessions.at(-1) ?? "";
+    const published = await Promise.all(sessions.map(async (id) => (await wakesOf(id))[0]?.published_at));
+    expect(published.slice(0, 16).every((at) => at !== null && at !== undefined)).toBe(true);
+    expect(published[16]).toBeNull();
+    await expect.poll(() => publishedJob(tenant.id, sessions[15] ?? ""), { timeout: 5_000 }).not.toBeNull();
+    expect(await publishedJob(tenant.id, held)).toBeNull();
+  });
+});
+
 describe("session changes go through events", () => {
   it("appends session.updated for title, metadata and budget", async () => {
     const sessionId = await newSession();

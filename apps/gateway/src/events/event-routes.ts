@@ -6,9 +6,9 @@ import { requireSession } from "../sessions/session-store";
 import { signalWorker } from "../sessions/signal-worker";
 import { idempotencyClaim } from "./idempotency";
 import { postUserEvents } from "./post-user-events";
-import { publishCommitted } from "./publish-committed";
+import { publishCommitted, publishWakeJobs } from "./publish-committed";
 
-export function eventRoutes({ db, bus, clock }: RouteDeps): Route[] {
+export function eventRoutes({ db, bus, clock, config }: RouteDeps): Route[] {
   return [
     defineRoute({
       method: "POST",
@@ -41,9 +41,11 @@ export function eventRoutes({ db, bus, clock }: RouteDeps): Route[] {
           events: body.events,
           idempotency: claim,
           now: clock.now(),
+          maxWakesInFlight: config.quotas.wakesInFlightPerTenant,
         });
         if (result.replayed) reply.header("idempotent-replayed", "true");
         else {
+          publishWakeJobs(bus, result.wakeJobs, log);
           publishCommitted(bus, principal.tenantId, result.events, log);
           signalWorker(bus, result.events, log);
         }

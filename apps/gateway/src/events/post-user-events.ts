@@ -1,5 +1,15 @@
 import { PostEventsResponse, type SessionEvent, type UserEventInput } from "@wakeloop/contracts";
-import { append, type Database, idleDescendants, isUniqueViolation, withTenant } from "@wakeloop/db";
+import {
+  append,
+  appendAt,
+  type Database,
+  idleDescendants,
+  isUniqueViolation,
+  type QueuedWakeJob,
+  scheduleWake,
+  withTenant,
+} from "@wakeloop/db";
+import { wakeReason } from "@wakeloop/session-core";
 import type { Kysely, Transaction } from "kysely";
 import { lockSessionState } from "../sessions/session-lock";
 import { checkUserEvents } from "./check-user-events";
@@ -12,12 +22,16 @@ export interface PostUserEventsInput {
   events: readonly UserEventInput[];
   idempotency: IdempotencyClaim | null;
   now: Date;
+  /** The tenant's limit of wakes in flight (`WAKES_IN_FLIGHT_PER_TENANT`), as the orchestrator's. */
+  maxWakesInFlight: number;
 }
 
 export interface PostUserEventsResult {
   events: SessionEvent[];
   /** True when this is the recorded answer to an earlier request with the same Idempotency-Key. */
   replayed: boolean;
+  /** Wake jobs this commit marked published, for the caller to publish once it has committed. */
+  wakeJobs: QueuedWakeJob[];
 }
 
 const ACCEPTED = 202;
@@ -25,7 +39,10 @@ const ACCEPTED = 202;
 /**
  * Appends a client's batch in one transaction, together with its idempotency record. The session row
  * is locked before the batch is checked against the projection, so two answers racing for the same
- * pending action cannot both pass.
+ * pending action cannot both pass. When the batch leaves the session needing a wake, the wake is opened
+ * in the same commit (`wl_open_wake`, as the orchestrator opens it) and the jobs it lets its tenant
+ * publish are returned: the worker gets the job without waiting for the orchestrator to see the event.
+ * The orchestrator still sees it, finds the wake open and does nothing, so it stays the backstop.
  */
 export async function postUserEvents(
   db: Kysely<Database>,
@@ -36,17 +53,18 @@ export async function postUserEvents(
     return await withTenant(db, input.tenantId, async (trx) => {
       if (idempotency !== null) {
         const recorded = await recordedResponse(trx, input.tenantId, idempotency, PostEventsResponse);
-        if (recorded !== null) return { events: recorded.body.events, replayed: true };
+        if (recorded !== null) return { events: recorded.body.events, replayed: true, wakeJobs: [] };
       }
       const state = await lockSessionState(trx, input.tenantId, input.sessionId);
       // Confirmations the parent does not await may be its sub-sessions' approvals, answered from here.
       const routed = routeChildAnswers(state, await waitingDescendants(trx, input, state), input.events);
       checkUserEvents(state, routed.own);
-      const events = await append(trx, {
+      const { events, head } = await appendAt(trx, {
         tenantId: input.tenantId,
         sessionId: input.sessionId,
         events: routed.own,
         now: input.now,
+        head: { lastSeq: state.last_seq, state },
       });
       for (const [sessionId, answers] of routed.children) {
         events.push(
@@ -56,13 +74,25 @@ export async function postUserEvents(
       if (idempotency !== null) {
         await recordResponse(trx, input.tenantId, idempotency, { statusCode: ACCEPTED, body: { events } });
       }
-      return { events, replayed: false };
+      const reason = wakeReason(head.state);
+      const wakeJobs =
+        reason === null
+          ? []
+          : (
+              await scheduleWake(trx, {
+                tenantId: input.tenantId,
+                sessionId: input.sessionId,
+                reason,
+                maxInFlight: input.maxWakesInFlight,
+              })
+            ).claimed;
+      return { events, replayed: false, wakeJobs };
     });
   } catch (error) {
     // A concurrent request with the same key committed first; our append rolled back with our record.
     if (idempotency !== null && isUniqueViolation(error, "idempotency_keys_pkey")) {
       const recorded = await recordedResponse(db, input.tenantId, idempotency, PostEventsResponse);
-      if (recorded !== null) return { events: recorded.body.events, replayed: true };
+      if (recorded !== null) return { events: recorded.body.events, replayed: true, wakeJobs: [] };
     }
     throw error;
   }

@@ -1,5 +1,6 @@
-import type { Bus } from "@wakeloop/bus";
+import { type Bus, publishWakeJob } from "@wakeloop/bus";
 import type { SessionEvent } from "@wakeloop/contracts";
+import type { QueuedWakeJob } from "@wakeloop/db";
 import type { FastifyBaseLogger } from "fastify";
 
 /**
@@ -20,5 +21,17 @@ export function publishCommitted(
       .catch((error: unknown) =>
         log.warn({ err: error, event_id: event.id }, "early publish failed; the relay will"),
       );
+  }
+}
+
+/**
+ * Publishes the wake jobs a commit marked published (see `postUserEvents`). Not waited for: the wake is
+ * durable already, and a lost publish is repeated by the orchestrator's sweeper with the same msg id.
+ */
+export function publishWakeJobs(bus: Bus, jobs: readonly QueuedWakeJob[], log: FastifyBaseLogger): void {
+  for (const job of jobs) {
+    publishWakeJob(bus, job).catch((error: unknown) =>
+      log.warn({ err: error, wake_id: job.id }, "wake job publish failed; the sweeper will repeat it"),
+    );
   }
 }

@@ -107,6 +107,7 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
         openSessionsPerTenant: 0,
         budgets: { defaultTokens: null, maxTokens: null },
         scheduledTasksPerAgent: 50,
+        wakesInFlightPerTenant: 16,
         ...options.quotas,
       },
       sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,

@@ -3,9 +3,11 @@ import type { ModelRequest, ModelToolSpec } from "@wakeloop/model-providers";
 import {
   type EffectiveToolSet,
   providerTools,
+  type SessionToolInputs,
   sessionEffectiveTools,
   toolProviderOf,
 } from "@wakeloop/tool-runtime";
+import { LRUCache } from "lru-cache";
 import type { SessionView } from "../session/session-view";
 import type { WakeSettings } from "../wake-settings";
 import { estimateTokens, fitToBudget, History } from "./assemble-context";
@@ -20,6 +22,31 @@ interface ToolSet {
 }
 const toolSets = new WeakMap<SessionView, { listing: unknown; byStatus: Map<string, ToolSet> }>();
 
+// Wakes of one agent version in one situation (environment, listing, sandbox status, depth, children,
+// memory, agent tools) get the same set, so sets are shared across wakes by those inputs: a wake's
+// first request then skips the policy pipeline and the schema conversion, and the provider encodings
+// cached per tool object (model-providers) carry over too. Keyed by the inputs' JSON, so any change
+// of them (a new agent version, a changed policy) is a new entry; one cache per settings object.
+const SHARED_TOOL_SETS = 512;
+const sharedToolSets = new WeakMap<WakeSettings, LRUCache<string, ToolSet>>();
+
+function sharedToolSet(inputs: SessionToolInputs, settings: WakeSettings): ToolSet {
+  let shared = sharedToolSets.get(settings);
+  if (shared === undefined) {
+    shared = new LRUCache({ max: SHARED_TOOL_SETS });
+    sharedToolSets.set(settings, shared);
+  }
+  const key = JSON.stringify(inputs);
+  let entry = shared.get(key);
+  if (entry === undefined) {
+    const effective = sessionEffectiveTools(inputs, settings);
+    const wire = providerTools(effective.tools, toolProviderOf(inputs.agent.model));
+    entry = { effective, wire, wireTokens: estimateTokens(wire) };
+    shared.set(key, entry);
+  }
+  return entry;
+}
+
 function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
   let cached = toolSets.get(view);
   if (cached === undefined || cached.listing !== view.state.mcp_servers) {
@@ -31,7 +58,7 @@ function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
   const key = `${view.state.sandbox_status ?? "none"}:${view.state.child_session_ids.length}`;
   let entry = byStatus.get(key);
   if (entry === undefined) {
-    const effective = sessionEffectiveTools(
+    entry = sharedToolSet(
       {
         agent: view.agent,
         environmentPolicy: view.environment?.spec.tool_policy ?? null,
@@ -46,8 +73,6 @@ function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
       },
       settings,
     );
-    const wire = providerTools(effective.tools, toolProviderOf(view.agent.model));
-    entry = { effective, wire, wireTokens: estimateTokens(wire) };
     byStatus.set(key, entry);
   }
   return entry;

@@ -1,0 +1,68 @@
+import { AgentSpec } from "@wakeloop/contracts";
+import { initialSessionState } from "@wakeloop/session-core";
+import { describe, expect, it } from "vitest";
+import { SessionView } from "../session/session-view";
+import type { WakeSettings } from "../wake-settings";
+import { buildModelRequest } from "./build-request";
+
+// Only the platform tool settings enter a request's tool set.
+const settings = {
+  globalToolPolicy: {},
+  maxSubSessionDepth: 2,
+  maxChildrenPerSession: 10,
+  webSearch: false,
+  browserImages: [],
+} as unknown as WakeSettings;
+
+/** A new wake's view of a session of an agent built from `spec` (a new object each time, as each wake reads it). */
+function wakeView(spec: Record<string, unknown> = {}): SessionView {
+  return new SessionView({
+    tenantId: "tnt_1",
+    sessionId: "sesn_1",
+    agentId: "agt_1",
+    agent: AgentSpec.parse({ name: "a", model: { provider: "anthropic", id: "claude" }, ...spec }),
+    environment: null,
+    parentSessionId: null,
+    depth: 0,
+    state: initialSessionState({ title: null, metadata: {}, budget: { max_total_tokens: null } }),
+    events: [],
+  });
+}
+
+const toolNames = (view: SessionView) =>
+  buildModelRequest(view, settings).request.tools.map((tool) => tool.name);
+
+describe("buildModelRequest's tool set", () => {
+  it("is computed once for wakes of the same agent in the same situation", () => {
+    const first = buildModelRequest(wakeView(), settings);
+    const second = buildModelRequest(wakeView(), settings);
+    expect(first.request.tools.length).toBeGreaterThan(0);
+    expect(second.request.tools).toBe(first.request.tools);
+    expect(second.effective).toBe(first.effective);
+  });
+
+  it("is computed again when the agent's spec or the session's situation differs", () => {
+    expect(toolNames(wakeView())).toContain("set_state");
+    expect(toolNames(wakeView({ tool_policy: { deny: ["set_state"] } }))).not.toContain("set_state");
+    // At the deepest level sessions may not spawn sub-sessions.
+    expect(toolNames(wakeView())).toContain("spawn_session");
+    expect(toolNames(new SessionView(nestedInit()))).not.toContain("spawn_session");
+    // The shared set of the first spec is untouched by the others.
+    expect(toolNames(wakeView())).toContain("set_state");
+  });
+});
+
+/** A sub-session at the settings' deepest level. */
+function nestedInit(): ConstructorParameters<typeof SessionView>[0] {
+  return {
+    tenantId: "tnt_1",
+    sessionId: "sesn_2",
+    agentId: "agt_1",
+    agent: AgentSpec.parse({ name: "a", model: { provider: "anthropic", id: "claude" } }),
+    environment: null,
+    parentSessionId: "sesn_1",
+    depth: 2,
+    state: initialSessionState({ title: null, metadata: {}, budget: { max_total_tokens: null } }),
+    events: [],
+  };
+}
