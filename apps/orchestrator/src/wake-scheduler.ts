@@ -18,8 +18,13 @@ export async function scheduleIfNeeded(
   // opened and its tenant's publishable wakes claimed in one call.
   const session = await getSession(db, target.tenantId, target.sessionId);
   const reason = session === null ? null : wakeReason(session.state);
-  if (reason === null) return null;
+  if (session === null || reason === null) return null;
   const { opened, claimed } = await scheduleWake(db, { ...target, reason, maxInFlight });
-  for (const job of claimed) await publishWakeJob(bus, job);
+  for (const job of claimed) {
+    await publishWakeJob(
+      bus,
+      job.session_id === target.sessionId ? { ...job, agent_id: session.agent_id } : job,
+    );
+  }
   return opened;
 }

@@ -49,4 +49,4 @@ export {
 } from "./service";
 export { DEFAULT_PREFIX, type EvtSubject, type Subjects, streamNamePrefix, subjects } from "./subjects";
 export { extractTraceContext, injectTraceContext } from "./trace-context";
-export { publishWakeJob, wakeJobMsgId } from "./wake-jobs";
+export { publishWakeJob, type WakeJobToPublish, wakeJobMsgId } from "./wake-jobs";

@@ -9,6 +9,11 @@ export const WakeJob = z.object({
   session_id: Id,
   attempt: z.number().int().positive(),
   reason: WakeReason,
+  /**
+   * The session's agent, when the publisher knew it: the worker asks for the agent's memory context
+   * while it takes the lease instead of after. A hint only; the leased session's agent is the truth.
+   */
+  agent_id: Id.optional(),
 });
 export type WakeJob = z.infer<typeof WakeJob>;
 

@@ -212,6 +212,7 @@ describe("the wake a client's events need", () => {
           session_id: sessionId,
           attempt: 1,
           reason: "user_message",
+          agent_id: agentId,
         },
       });
     // The session has its open wake: a second message joins it.

@@ -1,3 +1,4 @@
+import type { WakeJobToPublish } from "@wakeloop/bus";
 import { PostEventsResponse, type SessionEvent, type UserEventInput } from "@wakeloop/contracts";
 import {
   append,
@@ -5,13 +6,12 @@ import {
   type Database,
   idleDescendants,
   isUniqueViolation,
-  type QueuedWakeJob,
   scheduleWake,
   withTenant,
 } from "@wakeloop/db";
 import { wakeReason } from "@wakeloop/session-core";
 import type { Kysely, Transaction } from "kysely";
-import { lockSessionState } from "../sessions/session-lock";
+import { lockSession } from "../sessions/session-lock";
 import { checkUserEvents } from "./check-user-events";
 import { type IdempotencyClaim, recordedResponse, recordResponse } from "./idempotency";
 import { type Descendant, routeChildAnswers } from "./route-child-answers";
@@ -31,7 +31,7 @@ export interface PostUserEventsResult {
   /** True when this is the recorded answer to an earlier request with the same Idempotency-Key. */
   replayed: boolean;
   /** Wake jobs this commit marked published, for the caller to publish once it has committed. */
-  wakeJobs: QueuedWakeJob[];
+  wakeJobs: WakeJobToPublish[];
 }
 
 const ACCEPTED = 202;
@@ -55,7 +55,7 @@ export async function postUserEvents(
         const recorded = await recordedResponse(trx, input.tenantId, idempotency, PostEventsResponse);
         if (recorded !== null) return { events: recorded.body.events, replayed: true, wakeJobs: [] };
       }
-      const state = await lockSessionState(trx, input.tenantId, input.sessionId);
+      const { state, agentId } = await lockSession(trx, input.tenantId, input.sessionId);
       // Confirmations the parent does not await may be its sub-sessions' approvals, answered from here.
       const routed = routeChildAnswers(state, await waitingDescendants(trx, input, state), input.events);
       checkUserEvents(state, routed.own);
@@ -85,7 +85,9 @@ export async function postUserEvents(
                 reason,
                 maxInFlight: input.maxWakesInFlight,
               })
-            ).claimed;
+            ).claimed.map((job) =>
+              job.session_id === input.sessionId ? { ...job, agent_id: agentId } : job,
+            );
       return { events, replayed: false, wakeJobs };
     });
   } catch (error) {

@@ -1,6 +1,5 @@
-import { type Bus, publishWakeJob } from "@wakeloop/bus";
+import { type Bus, publishWakeJob, type WakeJobToPublish } from "@wakeloop/bus";
 import type { SessionEvent } from "@wakeloop/contracts";
-import type { QueuedWakeJob } from "@wakeloop/db";
 import type { FastifyBaseLogger } from "fastify";
 
 /**
@@ -28,7 +27,7 @@ export function publishCommitted(
  * Publishes the wake jobs a commit marked published (see `postUserEvents`). Not waited for: the wake is
  * durable already, and a lost publish is repeated by the orchestrator's sweeper with the same msg id.
  */
-export function publishWakeJobs(bus: Bus, jobs: readonly QueuedWakeJob[], log: FastifyBaseLogger): void {
+export function publishWakeJobs(bus: Bus, jobs: readonly WakeJobToPublish[], log: FastifyBaseLogger): void {
   for (const job of jobs) {
     publishWakeJob(bus, job).catch((error: unknown) =>
       log.warn({ err: error, wake_id: job.id }, "wake job publish failed; the sweeper will repeat it"),

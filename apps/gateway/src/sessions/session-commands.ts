@@ -2,7 +2,7 @@ import type { SessionEvent, UpdateSessionRequest } from "@wakeloop/contracts";
 import { append, type Database, type SessionRow, withTenant } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 import type { z } from "zod";
-import { lockSessionState, sessionTerminated } from "./session-lock";
+import { lockSession, sessionTerminated } from "./session-lock";
 import { requireSession } from "./session-store";
 
 /**
@@ -18,7 +18,7 @@ export async function updateSession(
   now: Date,
 ): Promise<SessionRow> {
   await withTenant(db, tenantId, async (trx) => {
-    const state = await lockSessionState(trx, tenantId, sessionId);
+    const { state } = await lockSession(trx, tenantId, sessionId);
     if (state.status === "terminated") throw sessionTerminated(state);
     await append(trx, { tenantId, sessionId, events: [{ type: "session.updated", ...changes }], now });
   });
@@ -36,7 +36,7 @@ export async function archiveSession(
   now: Date,
 ): Promise<{ session: SessionRow; terminated: SessionEvent[] }> {
   const terminated = await withTenant(db, tenantId, async (trx) => {
-    const state = await lockSessionState(trx, tenantId, sessionId);
+    const { state } = await lockSession(trx, tenantId, sessionId);
     if (state.termination_reason === "archived") return [];
     return append(trx, {
       tenantId,

@@ -40,7 +40,7 @@ import { callModel } from "../model/call-model";
 import type { ModelClients } from "../model/model-clients";
 import type { HistoryCache } from "../session/history-cache";
 import { HISTORY_PAGE, loadSession, sessionSpecs, startingHistory } from "../session/load-session";
-import type { SessionView } from "../session/session-view";
+import type { SessionView, WakeMemory } from "../session/session-view";
 import { SessionWriter, type WriteInput } from "../session/session-writer";
 import type { McpAccess, WakeMcpClients } from "../tools/mcp/mcp-clients";
 import { evaluatorGates } from "../tools/outcome-tools";
@@ -112,6 +112,11 @@ async function leasedWake(
   // The lease, the history after what this worker kept of the session and whether the agent has
   // tools of its own: one round trip.
   const knownSeq = deps.histories.heldOf(job.session_id);
+  // The memory context is asked for while the lease is taken when the job names the agent.
+  const earlyMemory =
+    job.agent_id === undefined
+      ? null
+      : { agentId: job.agent_id, context: wakeMemory(deps, log, job, job.agent_id) };
   const lease = await startWake(db, {
     tenantId: job.tenant_id,
     sessionId: job.session_id,
@@ -170,13 +175,10 @@ async function leasedWake(
       knownSeq,
       lease.events,
     );
-    const memory = loadWakeMemory(
-      deps.memory,
-      deps.tracer,
-      log,
-      { tenantId: job.tenant_id, agentId: lease.session.agent_id },
-      settings.recall.timeoutMs,
-    );
+    const memory =
+      earlyMemory?.agentId === lease.session.agent_id
+        ? earlyMemory.context
+        : wakeMemory(deps, log, job, lease.session.agent_id);
     // Read beside the history, off the critical chain, when the agent has any; fixed for the wake
     // (offered from the next one).
     const agentTools = lease.hasAgentTools
@@ -222,6 +224,16 @@ async function leasedWake(
     await mcp?.close();
     deps.metrics.wakeFinished(stopReason, secondsSince(started));
   }
+}
+
+function wakeMemory(deps: WakeDeps, log: Logger, job: WakeJob, agentId: string): Promise<WakeMemory> {
+  return loadWakeMemory(
+    deps.memory,
+    deps.tracer,
+    log,
+    { tenantId: job.tenant_id, agentId },
+    deps.settings.recall.timeoutMs,
+  );
 }
 
 interface WakeSignals {
