@@ -1,6 +1,6 @@
 import { type Bus, type ConsumeHandler, eventTypeConsumers } from "@wakeloop/bus";
 import type { EventType, SessionEvent } from "@wakeloop/contracts";
-import { type Database, settleIdleInterrupt } from "@wakeloop/db";
+import { type Database, getSession, needsSettling, settleIdleInterrupt } from "@wakeloop/db";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
 import type { Logger } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
@@ -62,13 +62,22 @@ export function watchSessions(deps: {
     const tenantId = bus.subjects.parseEvt(subject)?.tenant;
     if (tenantId === undefined) return;
     const target = { tenantId, sessionId: event.session_id };
-    const told = await followSubSessions(deps, event, target);
+    // The end of a turn is read once, for every decision below; each that acts re-reads under its lock.
+    const ended = WAKE_ENDS.has(event.type) ? await getSession(db, tenantId, event.session_id) : undefined;
+    const told = await followSubSessions(deps, event, {
+      ...target,
+      // Unknown (not read, or not found): every sub-session step looks for itself.
+      isChild: ended?.parent_session_id !== null,
+    });
     if (told !== null) {
       // The child's unspent budget came back to its parent, which may have stopped on it.
       const resumed = await scheduleIfNeeded(db, bus, { tenantId, sessionId: told }, deps.maxWakesInFlight);
       if (resumed) log.info({ session_id: told, wake_id: resumed.id, reason: resumed.reason }, "wake queued");
     }
-    if (event.type === "user.interrupt" || event.type === "session.status_idle") {
+    if (
+      event.type === "user.interrupt" ||
+      (event.type === "session.status_idle" && ended != null && needsSettling(ended.state))
+    ) {
       if (await settleIdleInterrupt(db, target)) {
         log.info({ session_id: event.session_id }, "interrupt applied to idle session");
         return;
@@ -82,7 +91,7 @@ export function watchSessions(deps: {
       return;
     }
     if (!WAKE_TRIGGERS.has(event.type)) return;
-    const wake = await scheduleIfNeeded(db, bus, target, deps.maxWakesInFlight);
+    const wake = await scheduleIfNeeded(db, bus, target, deps.maxWakesInFlight, ended);
     if (wake) log.info({ session_id: wake.session_id, wake_id: wake.id, reason: wake.reason }, "wake queued");
   };
   return Promise.all(

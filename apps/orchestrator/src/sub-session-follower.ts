@@ -28,7 +28,7 @@ import type { Kysely } from "kysely";
 export async function followSubSessions(
   deps: { db: Kysely<Database>; bus: Bus; log: Logger },
   event: SessionEvent,
-  target: { tenantId: string; sessionId: string },
+  target: { tenantId: string; sessionId: string; isChild: boolean },
 ): Promise<string | null> {
   const { db, bus, log } = deps;
   if (event.type === "user.interrupt" || event.type === "session.status_terminated") {
@@ -49,9 +49,10 @@ export async function followSubSessions(
     }
   }
   if (event.type !== "session.status_idle" && event.type !== "session.status_terminated") return null;
-  const run = await finishChildRun(db, target);
+  // A session's parent never changes, so a root session has no run or parent to tell.
+  const run = target.isChild ? await finishChildRun(db, target) : null;
   if (run) log.info({ session_id: target.sessionId, status: run }, "sub-session run over");
-  const finished = await completeChildSession(db, target);
+  const finished = target.isChild ? await completeChildSession(db, target) : null;
   if (finished) log.info({ session_id: target.sessionId, status: finished.status }, "sub-session finished");
   if (event.type === "session.status_idle" && event.stop_reason.type === "requires_action") {
     await answerWaits(db, target);

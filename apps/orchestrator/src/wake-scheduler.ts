@@ -1,5 +1,5 @@
 import { type Bus, publishWakeJob } from "@wakeloop/bus";
-import { type Database, getSession, type QueuedWakeJob, scheduleWake } from "@wakeloop/db";
+import { type Database, getSession, type QueuedWakeJob, type SessionRow, scheduleWake } from "@wakeloop/db";
 import { wakeReason } from "@wakeloop/session-core";
 import type { Kysely } from "kysely";
 
@@ -13,10 +13,12 @@ export async function scheduleIfNeeded(
   bus: Bus,
   target: { tenantId: string; sessionId: string },
   maxInFlight: number,
+  /** The session as the caller just read it, if it did. */
+  read?: SessionRow | null,
 ): Promise<QueuedWakeJob | null> {
   // Two round trips: the session's state (the reason is the reducer's, in TypeScript), then the wake
   // opened and its tenant's publishable wakes claimed in one call.
-  const session = await getSession(db, target.tenantId, target.sessionId);
+  const session = read === undefined ? await getSession(db, target.tenantId, target.sessionId) : read;
   const reason = session === null ? null : wakeReason(session.state);
   if (session === null || reason === null) return null;
   const { opened, claimed } = await scheduleWake(db, { ...target, reason, maxInFlight });

@@ -7,7 +7,7 @@ import { readSessionState } from "./json-readers";
 import { withTenant } from "./tenant-scope";
 
 /** Idle, and either interrupted or left with calls an interrupt stopped (a worker idled before it saw it). */
-function needsSettling(state: SessionState): boolean {
+export function needsSettling(state: SessionState): boolean {
   return state.status === "idle" && (state.interrupt_requested || state.interrupted_call_ids.length > 0);
 }
 

@@ -70,7 +70,7 @@ export {
   type TraceHeaders,
 } from "./event-store";
 export { expireIdempotencyKeys } from "./idempotency-keys";
-export { settleIdleInterrupt } from "./idle-interrupt";
+export { needsSettling, settleIdleInterrupt } from "./idle-interrupt";
 export { newId } from "./ids";
 export { readEventPayload, readJson, readSessionState } from "./json-readers";
 export {
