@@ -241,6 +241,35 @@ describe("heads", () => {
     expect(JSON.stringify(replayed)).toBe(JSON.stringify(stored?.state));
   });
 
+  it("refuses, writing nothing, an append at a head that moved when the caller asks to check again", async () => {
+    const sessionId = await newSession();
+    const tenantId = seeded.tenantId;
+    const start = await getSession(testDb.db, tenantId, sessionId);
+    if (start === null) throw new Error("no session");
+    const head = { lastSeq: start.last_seq, state: start.state };
+    await append(testDb.db, { tenantId, sessionId, events: [userMessage("first")] });
+    await expect(
+      appendAt(testDb.db, {
+        tenantId,
+        sessionId,
+        head,
+        events: [userMessage("late")],
+        onMovedHead: "refuse",
+      }),
+    ).rejects.toMatchObject({ code: "session_head_moved", retryable: true });
+    expect((await readEvents(testDb.db, { tenantId, sessionId })).map((event) => event.seq)).toEqual([1]);
+    // At the head it now reads, the same append goes through.
+    const moved = await getSession(testDb.db, tenantId, sessionId);
+    const appended = await appendAt(testDb.db, {
+      tenantId,
+      sessionId,
+      head: { lastSeq: moved?.last_seq ?? 0, state: moved?.state ?? start.state },
+      events: [userMessage("late")],
+      onMovedHead: "refuse",
+    });
+    expect(appended.events.map((event) => event.seq)).toEqual([2]);
+  });
+
   it("commits ledger rows and the wake's end with the events, or none of them", async () => {
     const sessionId = await newSession();
     const tenantId = seeded.tenantId;

@@ -63,6 +63,12 @@ export interface AppendInput {
   fence?: number;
   /** Where the caller believes the session is; without it the first round trip only learns the head. */
   head?: SessionHead;
+  /**
+   * When another writer moved the head first: fold the events again on the new head (the default,
+   * for events that do not depend on the state the caller saw), or refuse with `session_head_moved`,
+   * writing nothing, so a caller that checked its events against that state can check them again.
+   */
+  onMovedHead?: "refold" | "refuse";
   now?: Date;
   /** W3C trace context, carried to the bus in each outbox row's headers. */
   traceHeaders?: TraceHeaders;
@@ -137,6 +143,12 @@ async function write(db: Kysely<Database>, input: AppendInput): Promise<Appended
     if (answer.outcome === "stale_fence") {
       throw new WakeloopError("stale_fence", "the lease on this session was lost; another wake owns it", {
         details: { session_id: input.sessionId, fence: input.fence, lease_epoch: answer.lease_epoch },
+      });
+    }
+    if (input.onMovedHead === "refuse") {
+      throw new WakeloopError("session_head_moved", "the session changed since it was read", {
+        retryable: true,
+        details: { session_id: input.sessionId, last_seq: answer.last_seq },
       });
     }
     if (attempt >= OPTIMISTIC_ATTEMPTS) {

@@ -8,8 +8,10 @@ import {
   Session,
 } from "@wakeloop/contracts";
 import { append } from "@wakeloop/db";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentBody, type GatewayFixture, startGateway } from "../testing/gateway-fixture";
+import { postUserEvents } from "./post-user-events";
 
 let gw: GatewayFixture;
 let key: string;
@@ -160,6 +162,49 @@ describe("POST /v1/sessions/{id}/events", () => {
       { type: "user.tool_confirmation", tool_use_id: ask.id, result: "allow" },
     ]);
     expect(twice.status).toBe(400);
+  });
+
+  it("lets exactly one of many racing answers to a pending action through", async () => {
+    const sessionId = await newSession();
+    const [ask] = await append(gw.db, {
+      tenantId: gw.tenant.id,
+      sessionId,
+      events: [
+        { type: "agent.tool_use", name: "shell_run", input: { command: "ls" }, evaluated_permission: "ask" },
+      ],
+    });
+    // Called directly on a pool with a connection for each, so that the answers read the session
+    // before any of them appends.
+    await Promise.all(Array.from({ length: 8 }, () => sql`SELECT pg_sleep(0.05)`.execute(gw.database.appDb)));
+    const answers = await Promise.allSettled(
+      Array.from({ length: 8 }, () =>
+        postUserEvents(gw.database.appDb, {
+          tenantId: gw.tenant.id,
+          sessionId,
+          events: [{ type: "user.tool_confirmation", tool_use_id: ask?.id ?? "", result: "allow" }],
+          idempotency: null,
+          now: new Date(),
+          maxWakesInFlight: 16,
+        }),
+      ),
+    );
+    expect(answers.filter((answer) => answer.status === "fulfilled")).toHaveLength(1);
+    for (const answer of answers) {
+      if (answer.status === "rejected") expect(answer.reason).toMatchObject({ code: "action_not_pending" });
+    }
+    expect(await eventCount(sessionId)).toBe(2);
+  });
+
+  it("appends every one of many racing messages, with gapless seqs", async () => {
+    const sessionId = await newSession();
+    const sent = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => post(sessionId, [message(`m${index}`)])),
+    );
+    expect(sent.map((response) => response.status)).toEqual(Array(12).fill(202));
+    const seqs = sent
+      .map((response) => PostEventsResponse.parse(response.body).events[0]?.seq)
+      .sort((a, b) => (a ?? 0) - (b ?? 0));
+    expect(seqs).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
   });
 
   it("publishes an interrupt control message for the worker holding the lease", async () => {

@@ -1,20 +1,29 @@
 import type { WakeJobToPublish } from "@wakeloop/bus";
-import { PostEventsResponse, type SessionEvent, type UserEventInput } from "@wakeloop/contracts";
 import {
+  PostEventsResponse,
+  type SessionEvent,
+  type SessionState,
+  type UserEventInput,
+  WakeloopError,
+} from "@wakeloop/contracts";
+import {
+  type Appended,
   append,
   appendAt,
   type Database,
+  getSession,
   idleDescendants,
   isUniqueViolation,
   scheduleWake,
   withTenant,
 } from "@wakeloop/db";
 import { wakeReason } from "@wakeloop/session-core";
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely } from "kysely";
+import { notFound } from "../http/api-error";
 import { lockSession } from "../sessions/session-lock";
 import { checkUserEvents } from "./check-user-events";
 import { type IdempotencyClaim, recordedResponse, recordResponse } from "./idempotency";
-import { type Descendant, routeChildAnswers } from "./route-child-answers";
+import { routeChildAnswers } from "./route-child-answers";
 
 export interface PostUserEventsInput {
   tenantId: string;
@@ -37,17 +46,69 @@ export interface PostUserEventsResult {
 const ACCEPTED = 202;
 
 /**
- * Appends a client's batch in one transaction, together with its idempotency record. The session row
- * is locked before the batch is checked against the projection, so two answers racing for the same
- * pending action cannot both pass. When the batch leaves the session needing a wake, the wake is opened
- * in the same commit (`wl_open_wake`, as the orchestrator opens it) and the jobs it lets its tenant
- * publish are returned: the worker gets the job without waiting for the orchestrator to see the event.
- * The orchestrator still sees it, finds the wake open and does nothing, so it stays the backstop.
+ * Appends a client's batch, checked against the session's projection so that two answers racing for
+ * the same pending action cannot both pass. When the batch leaves the session needing a wake, the wake
+ * is opened (`wl_open_wake`, as the orchestrator opens it) and the jobs it lets its tenant publish are
+ * returned: the worker gets the job without waiting for the orchestrator to see the event. The
+ * orchestrator still sees it, finds the wake open and does nothing, so it stays the backstop (also for
+ * a gateway that stopped between the append and the wake).
  */
 export async function postUserEvents(
   db: Kysely<Database>,
   input: PostUserEventsInput,
 ): Promise<PostUserEventsResult> {
+  // An Idempotency-Key's record commits with the events, so only a request without one can skip the
+  // transaction.
+  const appended = input.idempotency === null ? await appendAtReadHead(db, input) : null;
+  if (appended === null) return lockedPost(db, input);
+  return {
+    events: appended.events,
+    replayed: false,
+    wakeJobs: await openWake(db, input, appended.head.state, appended.agentId),
+  };
+}
+
+// Reads of a session that other writers keep moving before the locked path takes over.
+const UNLOCKED_ATTEMPTS = 3;
+
+/**
+ * The batch appended without a transaction, in three round trips at most: the session read, the append
+ * at the head the batch was checked against, refused if another writer moved it meanwhile (then read
+ * and checked again), and the wake. Null when a confirmation may answer a sub-session (routing it takes
+ * the locks) or the session stays contended: the locked path takes over.
+ */
+async function appendAtReadHead(
+  db: Kysely<Database>,
+  input: PostUserEventsInput,
+): Promise<(Appended & { agentId: string }) | null> {
+  for (let attempt = 1; attempt <= UNLOCKED_ATTEMPTS; attempt++) {
+    const session = await getSession(db, input.tenantId, input.sessionId);
+    if (session === null) throw notFound("session", input.sessionId);
+    const { state } = session;
+    if (answersOthers(state, input.events)) return null;
+    checkUserEvents(state, input.events);
+    try {
+      const appended = await appendAt(db, {
+        tenantId: input.tenantId,
+        sessionId: input.sessionId,
+        events: input.events,
+        now: input.now,
+        head: { lastSeq: state.last_seq, state },
+        onMovedHead: "refuse",
+      });
+      return { ...appended, agentId: session.agent_id };
+    } catch (error) {
+      if (!(error instanceof WakeloopError && error.code === "session_head_moved")) throw error;
+    }
+  }
+  return null;
+}
+
+/**
+ * The batch appended in one transaction that first locks the session row, together with its
+ * idempotency record, its answers routed to sub-sessions and its wake.
+ */
+async function lockedPost(db: Kysely<Database>, input: PostUserEventsInput): Promise<PostUserEventsResult> {
   const { idempotency } = input;
   try {
     return await withTenant(db, input.tenantId, async (trx) => {
@@ -57,7 +118,10 @@ export async function postUserEvents(
       }
       const { state, agentId } = await lockSession(trx, input.tenantId, input.sessionId);
       // Confirmations the parent does not await may be its sub-sessions' approvals, answered from here.
-      const routed = routeChildAnswers(state, await waitingDescendants(trx, input, state), input.events);
+      const descendants = answersOthers(state, input.events)
+        ? await idleDescendants(trx, input, { lock: true })
+        : [];
+      const routed = routeChildAnswers(state, descendants, input.events);
       checkUserEvents(state, routed.own);
       const { events, head } = await appendAt(trx, {
         tenantId: input.tenantId,
@@ -74,21 +138,7 @@ export async function postUserEvents(
       if (idempotency !== null) {
         await recordResponse(trx, input.tenantId, idempotency, { statusCode: ACCEPTED, body: { events } });
       }
-      const reason = wakeReason(head.state);
-      const wakeJobs =
-        reason === null
-          ? []
-          : (
-              await scheduleWake(trx, {
-                tenantId: input.tenantId,
-                sessionId: input.sessionId,
-                reason,
-                maxInFlight: input.maxWakesInFlight,
-              })
-            ).claimed.map((job) =>
-              job.session_id === input.sessionId ? { ...job, agent_id: agentId } : job,
-            );
-      return { events, replayed: false, wakeJobs };
+      return { events, replayed: false, wakeJobs: await openWake(trx, input, head.state, agentId) };
     });
   } catch (error) {
     // A concurrent request with the same key committed first; our append rolled back with our record.
@@ -100,16 +150,32 @@ export async function postUserEvents(
   }
 }
 
-/** The sub-sessions to route answers to, locked; read only when a confirmation is not the parent's. */
-function waitingDescendants(
-  trx: Transaction<Database>,
+/** Opens the wake the appended batch left the session needing, if any; the jobs to publish. */
+async function openWake(
+  db: Kysely<Database>,
   input: PostUserEventsInput,
+  state: SessionState,
+  agentId: string,
+): Promise<WakeJobToPublish[]> {
+  const reason = wakeReason(state);
+  if (reason === null) return [];
+  const { claimed } = await scheduleWake(db, {
+    tenantId: input.tenantId,
+    sessionId: input.sessionId,
+    reason,
+    maxInFlight: input.maxWakesInFlight,
+  });
+  return claimed.map((job) => (job.session_id === input.sessionId ? { ...job, agent_id: agentId } : job));
+}
+
+/** Whether a confirmation in the batch answers no action of this session: a sub-session's, maybe. */
+function answersOthers(
   state: { pending_actions: readonly { event_id: string }[] },
-): Promise<Descendant[]> {
-  const foreign = input.events.some(
+  events: readonly UserEventInput[],
+): boolean {
+  return events.some(
     (event) =>
       event.type === "user.tool_confirmation" &&
       !state.pending_actions.some((action) => action.event_id === event.tool_use_id),
   );
-  return foreign ? idleDescendants(trx, input, { lock: true }) : Promise.resolve([]);
 }
