@@ -1,6 +1,6 @@
 import { textContent } from "@wakeloop/contracts";
 import { type NewEvent, newId, type ToolCallRecord } from "@wakeloop/db";
-import type { ModelToolCall } from "@wakeloop/model-providers";
+import type { ModelToolCall, ModelToolSpec } from "@wakeloop/model-providers";
 import {
   type BatchPlan,
   callVerdict,
@@ -127,6 +127,21 @@ export function planModelCalls(
     .map((group) => group.flatMap((id) => runnable.get(id) ?? []))
     .filter((group) => group.length > 0);
   return plan;
+}
+
+const strictByTools = new WeakMap<readonly ModelToolSpec[], ReadonlySet<string>>();
+
+/**
+ * The tools a request sends in OpenAI strict mode. A wake sends the same tool list with every request
+ * until its tool set changes, so each list is scanned once.
+ */
+export function strictToolNames(tools: readonly ModelToolSpec[]): ReadonlySet<string> {
+  let names = strictByTools.get(tools);
+  if (names === undefined) {
+    names = new Set(tools.filter((tool) => tool.strict).map((tool) => tool.name));
+    strictByTools.set(tools, names);
+  }
+  return names;
 }
 
 /** Loop detection ends the wake: nothing of the batch runs, and every call gets a result saying so. */
