@@ -26,6 +26,17 @@ describe("well-formed text", () => {
     expect(value["k\u0000"][0]).toBe("x\uD800");
   });
 
+  it("copies only what holds a replacement", () => {
+    const fine = { list: [{ text: "ok" }], nested: { n: 1 } };
+    expect(toWellFormedText(fine)).toBe(fine);
+    const mixed = { fine: fine.nested, bad: ["ok", "a\u0000"] };
+    const repaired = toWellFormedText(mixed);
+    expect(repaired).toEqual({ fine: { n: 1 }, bad: ["ok", "a\uFFFD"] });
+    expect(repaired).not.toBe(mixed);
+    expect(repaired.fine).toBe(fine.nested);
+    expect(mixed.bad[1]).toBe("a\u0000");
+  });
+
   it("names the path of the first bad string or key", () => {
     expect(findIllFormedText({ events: [{ content: [{ text: "ok" }, { text: "a\u0000" }] }] })).toEqual([
       "events",

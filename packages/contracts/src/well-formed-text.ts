@@ -14,7 +14,10 @@ export function isWellFormedText(text: string): boolean {
   return !ILL_FORMED.test(text);
 }
 
-/** Every NUL and lone surrogate in strings and keys, at any depth, replaced by U+FFFD. */
+/**
+ * Every NUL and lone surrogate in strings and keys, at any depth, replaced by U+FFFD. Only what holds a
+ * replacement is copied: a value that is well-formed already (nearly always) comes back as it is.
+ */
 export function toWellFormedText<T>(value: T): T {
   return repair(value) as T;
 }
@@ -22,11 +25,28 @@ export function toWellFormedText<T>(value: T): T {
 function repair(value: unknown): unknown {
   if (typeof value === "string")
     return isWellFormedText(value) ? value : value.replace(ILL_FORMED, REPLACEMENT);
-  if (Array.isArray(value)) return value.map(repair);
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      const repaired = repair(item);
+      if (copy === null && repaired !== item) copy = value.slice(0, index);
+      copy?.push(repaired);
+    }
+    return copy ?? value;
+  }
   if (!isPlainObject(value)) return value;
-  const repaired: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) repaired[repair(key) as string] = repair(item);
-  return repaired;
+  const entries = Object.entries(value);
+  let copy: Record<string, unknown> | null = null;
+  for (let index = 0; index < entries.length; index++) {
+    const [key, item] = entries[index] as [string, unknown];
+    const repairedKey = repair(key) as string;
+    const repaired = repair(item);
+    if (copy === null && (repairedKey !== key || repaired !== item))
+      copy = Object.fromEntries(entries.slice(0, index));
+    if (copy !== null) copy[repairedKey] = repaired;
+  }
+  return copy ?? value;
 }
 
 /** Where the first NUL or lone surrogate is (a path of keys and indexes), or null when there is none. */

@@ -1,6 +1,6 @@
 import { EvaluatedPermission, ToolExecutor, ToolOwnership, WakeloopError } from "@wakeloop/contracts";
 import { z } from "zod";
-import type { EffectiveTool, EffectiveToolSet } from "./effective-tool-set";
+import { type EffectiveTool, type EffectiveToolSet, toolsByName } from "./effective-tool-set";
 import { checkInput } from "./input-validation";
 import { keysConflict, resolveResourceKey } from "./resource-key";
 
@@ -67,7 +67,7 @@ export type BatchPlan = z.infer<typeof BatchPlan>;
  * on the calls and the effective set, never on the order of `effective.tools`.
  */
 export function planBatch(calls: readonly ModelToolCall[], effective: EffectiveToolSet): BatchPlan {
-  const tools = new Map(effective.tools.map((tool) => [tool.name, tool]));
+  const tools = toolsByName(effective);
   const seenIds = new Set<string>();
   const planned: PlannedCall[] = [];
   const groups: string[][] = [];

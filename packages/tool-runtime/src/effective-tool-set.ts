@@ -56,6 +56,21 @@ export const EffectiveToolSet = z.object({
 });
 export type EffectiveToolSet = z.infer<typeof EffectiveToolSet>;
 
+const indexes = new WeakMap<EffectiveToolSet, ReadonlyMap<string, EffectiveTool>>();
+
+/**
+ * The set's tools by name. A set is not changed once computed and a wake plans every step against the
+ * same one, so each set is indexed once instead of at every planning.
+ */
+export function toolsByName(effective: EffectiveToolSet): ReadonlyMap<string, EffectiveTool> {
+  let index = indexes.get(effective);
+  if (index === undefined) {
+    index = new Map(effective.tools.map((tool) => [tool.name, tool]));
+    indexes.set(effective, index);
+  }
+  return index;
+}
+
 const stepOrder = new Map(PipelineStep.options.map((step, index) => [step, index]));
 
 /** By tool name, then pipeline step: the stable order every exclusion list is returned in. */

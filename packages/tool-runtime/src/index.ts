@@ -100,6 +100,7 @@ export {
   PermissionSource,
   PipelineStep,
   sortExclusions,
+  toolsByName,
 } from "./effective-tool-set";
 export { computeEffectiveTools, toolProviderOf } from "./effective-tools";
 export { checkInput, checkValue, type InputCheck, schemaProblem } from "./input-validation";

@@ -139,6 +139,10 @@ describe("History", () => {
       event({ type: "user.message", content: text("meanwhile") }),
       event({ id: "h2", type: "agent.custom_tool_use", name: "lookup", input: {} }),
       event({ type: "agent.tool_result", tool_use_id: "h1", content: text("a"), is_error: false }),
+      event({
+        type: "session.error",
+        error: { type: "internal_error", message: "x", retry_status: { type: "terminal" } },
+      }),
       event({ type: "user.custom_tool_result", custom_tool_use_id: "h2", content: text("b") }),
       event({ id: "h3", type: "agent.tool_use", name: "read", input: {}, evaluated_permission: "allow" }),
       event({ type: "agent.message", content: text("done") }),
@@ -152,6 +156,31 @@ describe("History", () => {
       expect(tokens).toEqual(messages.map((message) => Math.ceil(JSON.stringify(message).length / 4)));
     });
     expect(history.seen).toBe(events.length);
+  });
+
+  it("gives every request the same open-turn messages until an event changes them, and keeps them", () => {
+    const history = new History();
+    history.add(event({ type: "user.message", content: text("go") }));
+    history.add(
+      event({ id: "o1", type: "agent.tool_use", name: "read", input: {}, evaluated_permission: "allow" }),
+    );
+    history.add(event({ type: "agent.tool_result", tool_use_id: "o1", content: text("a"), is_error: false }));
+    const first = history.messages().messages;
+    history.add(event({ type: "span.model_request_start", model: "m" }));
+    const second = history.messages().messages;
+    expect(second[1]).toBe(first[1]);
+    expect(second[2]).toBe(first[2]);
+    history.add(
+      event({ id: "o2", type: "agent.tool_use", name: "read", input: {}, evaluated_permission: "allow" }),
+    );
+    const third = history.messages().messages;
+    expect(third[1]).toBe(first[1]);
+    expect(third[2]).toBe(first[2]);
+    expect(third[3]).not.toBe(first[1]);
+    expect(third[3]).toEqual({
+      role: "assistant",
+      content: [{ type: "tool_call", id: "o2", name: "read", input: {} }],
+    });
   });
 });
 
@@ -193,5 +222,8 @@ describe("estimateTokens", () => {
     expect(extra).toBeGreaterThanOrEqual(0);
     expect(extra).toBeLessThanOrEqual(2);
     expect(estimateTokens("abcdefgh")).toBe(3);
+    // Text that only mentions an image block is counted as text.
+    const mention = { type: "text", text: '{"type":"image"}' };
+    expect(estimateTokens(mention)).toBe(Math.ceil(JSON.stringify(mention).length / 4));
   });
 });

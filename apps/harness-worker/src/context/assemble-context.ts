@@ -20,6 +20,12 @@ export class History {
   private results = new Map<string, ModelToolResult>();
   private openCalls: string[] = [];
   private deferredUser: Content[] = [];
+  /**
+   * The open turn as messages with their estimates, kept until an event changes it: a request sees the
+   * same message objects as the one before (a provider converts each object once) and closing the turn
+   * keeps them, so each message is built and estimated once.
+   */
+  private open: { messages: ModelMessage[]; tokens: number[] } | null = null;
 
   add(event: SessionEvent): void {
     this.seen += 1;
@@ -55,20 +61,30 @@ export class History {
         this.addResult(event.custom_tool_use_id, event.content, event.is_error ?? false);
         break;
       default:
-        break;
+        // Not part of the conversation: the open turn stays as it was.
+        return;
     }
+    this.open = null;
   }
 
   /** The history as a provider sees it now (the open turn closed), with each message's token estimate. */
   messages(): { messages: ModelMessage[]; tokens: number[] } {
     const open = this.openTurn();
     return {
-      messages: [...this.closed, ...open],
-      tokens: [...this.closedTokens, ...open.map(estimateTokens)],
+      messages: [...this.closed, ...open.messages],
+      tokens: [...this.closedTokens, ...open.tokens],
     };
   }
 
-  private openTurn(): ModelMessage[] {
+  private openTurn(): { messages: ModelMessage[]; tokens: number[] } {
+    if (this.open === null) {
+      const messages = this.openMessages();
+      this.open = { messages, tokens: messages.map(estimateTokens) };
+    }
+    return this.open;
+  }
+
+  private openMessages(): ModelMessage[] {
     if (this.assistant === null) return [];
     const turn: ModelMessage[] = [{ role: "assistant", content: [...this.assistant] }];
     if (this.openCalls.length > 0) {
@@ -89,7 +105,10 @@ export class History {
   }
 
   private closeTurn(): void {
-    for (const message of this.openTurn()) this.keep(message);
+    const { messages, tokens } = this.openTurn();
+    this.closed.push(...messages);
+    this.closedTokens.push(...tokens);
+    this.open = null;
     this.assistant = null;
     this.results = new Map();
     this.openCalls = [];
@@ -138,6 +157,10 @@ export const IMAGE_TOKENS = 1_600;
  * each image content block.
  */
 export function estimateTokens(value: unknown): number {
+  // Without an image block the plain encoding is the same text; a replacer function makes
+  // JSON.stringify several times slower, so it runs only when there is an image to leave out.
+  const plain = JSON.stringify(value);
+  if (!plain?.includes('"type":"image"')) return Math.ceil((plain?.length ?? 0) / 4);
   let images = 0;
   const text = JSON.stringify(value, (_key, item: unknown) => {
     if (typeof item === "object" && item !== null && (item as { type?: unknown }).type === "image") {

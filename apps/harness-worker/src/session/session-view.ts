@@ -91,6 +91,20 @@ export class SessionView {
     }
   }
 
+  /**
+   * Applies events this wake committed right after the view's last one, with the projection their
+   * append folded over them from the view's head (the same reducer over the same events), so they are
+   * not reduced a second time.
+   */
+  applyFolded(events: readonly SessionEvent[], state: SessionState): void {
+    if (events[0]?.seq !== this.current.last_seq + 1 || state.last_seq !== events.at(-1)?.seq) {
+      this.apply(events);
+      return;
+    }
+    this.history.push(...events);
+    this.current = state;
+  }
+
   /** The tool-use events (managed and MCP) that have no result yet, in the order the model made them. */
   unresolvedCalls(): ToolUseEvent[] {
     const resolved = new Set<string>();

@@ -1,6 +1,7 @@
 import { type SessionEvent, toWellFormedText } from "@wakeloop/contracts";
 import {
   type AgentStateWrite,
+  type Appended,
   appendAt,
   type Database,
   markToolCallRunning,
@@ -61,9 +62,9 @@ export class SessionWriter {
   }
 
   async write(input: WriteInput): Promise<SessionEvent[]> {
-    const committed = await this.append(this.db, input);
-    await this.catchUp(committed);
-    return committed;
+    const appended = await this.append(this.db, input);
+    await this.catchUp(appended);
+    return appended.events;
   }
 
   /**
@@ -72,11 +73,11 @@ export class SessionWriter {
    * all, so such a call can never have an unknown outcome.
    */
   async writeWith(work: (db: Kysely<Database>) => Promise<WriteInput>): Promise<SessionEvent[]> {
-    const committed = await withTenant(this.db, this.view.tenantId, async (trx) =>
+    const appended = await withTenant(this.db, this.view.tenantId, async (trx) =>
       this.append(trx, await work(trx)),
     );
-    await this.catchUp(committed);
-    return committed;
+    await this.catchUp(appended);
+    return appended.events;
   }
 
   /** Marks a call with effects outside Postgres as started, so a crash from here is an unknown outcome. */
@@ -84,9 +85,16 @@ export class SessionWriter {
     return markToolCallRunning(this.db, this.view.tenantId, callId);
   }
 
-  /** Brings the view up to date, reading events others committed between this wake's writes. */
-  async catchUp(committed: readonly SessionEvent[] = []): Promise<void> {
+  /**
+   * Brings the view up to date, reading events others committed between this wake's writes. An append
+   * made from the view's own head folded the projection over its events already: the view takes it.
+   */
+  private async catchUp({ events: committed, head }: Appended): Promise<void> {
     const first = committed[0]?.seq ?? Number.POSITIVE_INFINITY;
+    if (first === this.view.lastSeq + 1) {
+      this.view.applyFolded(committed, head.state);
+      return;
+    }
     if (first > this.view.lastSeq + 1) {
       const missing = await readEvents(this.db, {
         tenantId: this.view.tenantId,
@@ -99,7 +107,7 @@ export class SessionWriter {
     this.view.apply(committed);
   }
 
-  private async append(db: Kysely<Database>, input: WriteInput): Promise<SessionEvent[]> {
+  private async append(db: Kysely<Database>, input: WriteInput): Promise<Appended> {
     // Tool output (files, command output, MCP and custom results) may hold a NUL or a lone surrogate,
     // which Postgres refuses: repaired here, the one door of every wake's writes, so no output can
     // fail the append and with it every later wake of the session.
@@ -113,7 +121,7 @@ export class SessionWriter {
     this.buffered = { events: [], settle: [] };
     const record = input.record?.length ? toWellFormedText(input.record) : undefined;
     const ledger = record !== undefined || settle.length > 0 || input.batchPlan !== undefined;
-    const { events: committed } = await appendAt(db, {
+    return appendAt(db, {
       tenantId: view.tenantId,
       sessionId: view.sessionId,
       head: { lastSeq: view.lastSeq, state: view.state },
@@ -131,6 +139,5 @@ export class SessionWriter {
       ...(input.agentState && { agentState: input.agentState }),
       ...(input.finish && { finishWake: { wakeId: wake.id, epoch: wake.epoch, status: input.finish } }),
     });
-    return committed;
   }
 }

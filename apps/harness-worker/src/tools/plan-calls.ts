@@ -1,6 +1,6 @@
 import { textContent } from "@wakeloop/contracts";
 import { type NewEvent, newId, type ToolCallRecord } from "@wakeloop/db";
-import type { ModelToolCall } from "@wakeloop/model-providers";
+import type { ModelToolCall, ModelToolSpec } from "@wakeloop/model-providers";
 import {
   type BatchPlan,
   callVerdict,
@@ -8,10 +8,12 @@ import {
   clientUiCallProblem,
   dropStrictNulls,
   type EffectiveToolSet,
+  finishedCall,
+  type LoopCall,
   type LoopCallRecord,
   loopCall,
-  loopCallRecord,
   planBatch,
+  toolsByName,
 } from "@wakeloop/tool-runtime";
 import type { SessionView } from "../session/session-view";
 import { execApproval } from "./exec-approval";
@@ -48,7 +50,7 @@ export function planModelCalls(
   /** Tools a runtime gate holds back this turn, with the reason (see `evaluatorGates`). */
   gates: ReadonlyMap<string, string> = new Map(),
 ): CallPlan {
-  const byName = new Map(effective.tools.map((tool) => [tool.name, tool]));
+  const byName = toolsByName(effective);
   // Strict-mode arguments carry nulls for omitted optional fields; the tool's own schema wants them absent.
   const withIds = calls.map((call) => {
     const tool = byName.get(call.name);
@@ -64,13 +66,16 @@ export function planModelCalls(
   );
   const plan: CallPlan = { batch, announce: [], rejected: [], planned: [], groups: [], pendingIds: [] };
   const runnable = new Map<string, RunnableCall>();
-  const history = finishedCalls(view);
+  const history = loopHistory(view);
+  const finished = finishedCalls(view, history);
 
   for (const planned of batch.calls) {
     const call = withIds[planned.index];
     if (call === undefined) continue;
     const tool = byName.get(call.name);
-    const loop = checkLoop(history, loopCall(call.name, call.input), view.agent.loop_detection);
+    const next = loopCall(call.name, call.input);
+    history.calls.set(call.id, next);
+    const loop = checkLoop(finished, next, view.agent.loop_detection);
     if (loop.verdict === "stop") plan.stop ??= loop.message;
     // The environment's exec policy joins the tool's permission: its ask pauses, its deny rejects.
     const exec = tool && execApproval(view.environment?.spec.config ?? null, tool, call.input);
@@ -124,6 +129,21 @@ export function planModelCalls(
   return plan;
 }
 
+const strictByTools = new WeakMap<readonly ModelToolSpec[], ReadonlySet<string>>();
+
+/**
+ * The tools a request sends in OpenAI strict mode. A wake sends the same tool list with every request
+ * until its tool set changes, so each list is scanned once.
+ */
+export function strictToolNames(tools: readonly ModelToolSpec[]): ReadonlySet<string> {
+  let names = strictByTools.get(tools);
+  if (names === undefined) {
+    names = new Set(tools.filter((tool) => tool.strict).map((tool) => tool.name));
+    strictByTools.set(tools, names);
+  }
+  return names;
+}
+
 /** Loop detection ends the wake: nothing of the batch runs, and every call gets a result saying so. */
 function stopAll(plan: CallPlan, message: string, runnable: Map<string, RunnableCall>): void {
   const unanswered = new Set(plan.announce.flatMap((event) => (event.id ? [event.id] : [])));
@@ -141,34 +161,39 @@ function stopAll(plan: CallPlan, message: string, runnable: Map<string, Runnable
 interface LoopHistory {
   /** Events of the view already folded in. */
   seen: number;
-  calls: Map<string, { name: string; input: unknown }>;
+  /**
+   * Announced calls by id, hashed as loop detection sees them. A call this wake planned is
+   * kept from its planning (the announced input is the planned one), so its arguments are hashed once.
+   */
+  calls: Map<string, LoopCall>;
   records: LoopCallRecord[];
 }
 const loopHistories = new WeakMap<SessionView, LoopHistory>();
 
-/**
- * The session's finished tool calls, oldest first, as loop detection reads them (invariant 6). Kept per
- * wake and extended with the events committed since the last step, so each call is hashed once.
- */
-function finishedCalls(view: SessionView): LoopCallRecord[] {
+function loopHistory(view: SessionView): LoopHistory {
   let history = loopHistories.get(view);
   if (history === undefined) {
     history = { seen: 0, calls: new Map(), records: [] };
     loopHistories.set(view, history);
   }
+  return history;
+}
+
+/**
+ * The session's finished tool calls, oldest first, as loop detection reads them (invariant 6). Kept per
+ * wake and extended with the events committed since the last step, so each call is hashed once.
+ */
+function finishedCalls(view: SessionView, history: LoopHistory): LoopCallRecord[] {
   const { events } = view;
   for (; history.seen < events.length; history.seen++) {
     const event = events[history.seen];
-    if (event?.type === "agent.tool_use" || event?.type === "agent.mcp_tool_use")
-      history.calls.set(event.id, { name: event.name, input: event.input });
-    else if (event?.type === "agent.tool_result" || event?.type === "agent.mcp_tool_result") {
-      const call = history.calls.get(
-        event.type === "agent.tool_result" ? event.tool_use_id : event.mcp_tool_use_id,
-      );
+    if (event?.type === "agent.tool_use" || event?.type === "agent.mcp_tool_use") {
+      if (!history.calls.has(event.id)) history.calls.set(event.id, loopCall(event.name, event.input));
+    } else if (event?.type === "agent.tool_result" || event?.type === "agent.mcp_tool_result") {
+      const id = event.type === "agent.tool_result" ? event.tool_use_id : event.mcp_tool_use_id;
+      const call = history.calls.get(id);
       if (call) {
-        history.records.push(
-          loopCallRecord(call.name, call.input, { content: event.content, is_error: event.is_error }),
-        );
+        history.records.push(finishedCall(call, { content: event.content, is_error: event.is_error }));
       }
     }
   }

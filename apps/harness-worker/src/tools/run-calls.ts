@@ -8,6 +8,7 @@ import {
   ATTR_GEN_AI_TOOL_NAME,
   GenAiOperation,
 } from "@wakeloop/telemetry";
+import { type EffectiveToolSet, toolsByName } from "@wakeloop/tool-runtime";
 import { effectiveTools } from "../context/build-request";
 import { secondsSince, type ToolErrorType } from "../wake-metrics";
 import { executeTool } from "./execute-tool";
@@ -32,11 +33,7 @@ export async function executeCalls(ctx: ToolContext, plan: Pick<CallPlan, "group
   const outcomes = new Map<string, ToolOutcome>();
   for (const group of plan.groups) {
     // Checked again at execution time (invariant 5): an earlier group may have changed the runtime facts.
-    const allowed = new Set(
-      effectiveTools(ctx.view, ctx.settings)
-        .tools.filter((tool) => tool.permissionPolicy === "always_allow")
-        .map((tool) => tool.name),
-    );
+    const allowed = alwaysAllowed(effectiveTools(ctx.view, ctx.settings));
     await Promise.all(
       group.map(async (call) =>
         outcomes.set(
@@ -48,9 +45,23 @@ export async function executeCalls(ctx: ToolContext, plan: Pick<CallPlan, "group
   }
   return resultsInOrder(
     ctx,
-    plan.groups.flat().map((call) => call.id),
+    plan.groups.flat().map((call) => ({ id: call.id, mcp: call.tool.ownership === "mcp" })),
     outcomes,
   );
+}
+
+const allowedByToolSet = new WeakMap<EffectiveToolSet, ReadonlySet<string>>();
+
+/** The names of the set's `always_allow` tools; a wake reuses its tool set, so each set is scanned once. */
+function alwaysAllowed(effective: EffectiveToolSet): ReadonlySet<string> {
+  let names = allowedByToolSet.get(effective);
+  if (names === undefined) {
+    names = new Set(
+      effective.tools.filter((tool) => tool.permissionPolicy === "always_allow").map((tool) => tool.name),
+    );
+    allowedByToolSet.set(effective, names);
+  }
+  return names;
 }
 
 /**
@@ -68,8 +79,8 @@ export async function resumeCalls(ctx: ToolContext): Promise<CallResults> {
   const stopped = new Set(view.state.interrupted_call_ids);
   const started = await startedToolCalls(ctx.db, view.tenantId, view.sessionId);
   const effective = effectiveTools(view, ctx.settings);
-  const tools = new Map(effective.tools.map((tool) => [tool.name, tool]));
-  const order: string[] = [];
+  const tools = toolsByName(effective);
+  const order: AnsweredCall[] = [];
   const outcomes = new Map<string, ToolOutcome>();
   for (const call of unresolved) {
     const answer = call.evaluated_permission === "ask" ? view.confirmationFor(call.id) : undefined;
@@ -84,7 +95,7 @@ export async function resumeCalls(ctx: ToolContext): Promise<CallResults> {
       aborted: ctx.signal.aborted,
     });
     if (step === "wait") continue;
-    order.push(call.id);
+    order.push({ id: call.id, mcp: call.type === "agent.mcp_tool_use" });
     if (step === "denied") {
       outcomes.set(call.id, errorOutcome(answer?.deny_message ?? "The user denied this tool call."));
     } else if (step === "gone" || tool === undefined) {
@@ -164,20 +175,26 @@ function settledStatus(outcome: ToolOutcome): ToolCallUpdate["status"] {
   return outcome.isError ? "failed" : "succeeded";
 }
 
+/**
+ * A call to answer, and whether it was announced as `agent.mcp_tool_use`. Known from the plan rather
+ * than looked up in the history: calls that run in the commit announcing them are not in it yet.
+ */
+interface AnsweredCall {
+  id: string;
+  mcp: boolean;
+}
+
 function resultsInOrder(
   ctx: ToolContext,
-  callIds: readonly string[],
+  calls: readonly AnsweredCall[],
   outcomes: ReadonlyMap<string, ToolOutcome>,
 ): CallResults {
   const results: CallResults = { events: [], settle: [], stops: [] };
   let usage = ctx.view.state.usage;
-  for (const id of callIds) {
+  for (const { id, mcp } of calls) {
     const outcome = outcomes.get(id);
     if (outcome === undefined) continue;
-    results.events.push(
-      ...(outcome.events ?? []),
-      resultEvent(ctx.view.isMcpCall(id), id, outcome.content, outcome.isError),
-    );
+    results.events.push(...(outcome.events ?? []), resultEvent(mcp, id, outcome.content, outcome.isError));
     results.settle.push({ id, status: settledStatus(outcome), result: outcome.result });
     results.stops.push(...(outcome.stops ?? []));
     if (outcome.usage !== undefined) usage = addUsage(usage, outcome.usage);

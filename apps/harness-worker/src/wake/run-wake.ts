@@ -44,7 +44,7 @@ import type { SessionView, WakeMemory } from "../session/session-view";
 import { SessionWriter, type WriteInput } from "../session/session-writer";
 import type { McpAccess, WakeMcpClients } from "../tools/mcp/mcp-clients";
 import { evaluatorGates } from "../tools/outcome-tools";
-import { type CallPlan, planModelCalls } from "../tools/plan-calls";
+import { type CallPlan, planModelCalls, strictToolNames } from "../tools/plan-calls";
 import { type CallResults, executeCalls, resumeCalls, withToolUsage } from "../tools/run-calls";
 import { writesWithAppend } from "../tools/state-tools";
 import { reportsResult } from "../tools/sub-session-tools";
@@ -351,13 +351,18 @@ class Wake {
     }
 
     const usage = addUsage(this.view.state.usage, response.usage);
-    const strictTools = new Set(request.tools.filter((tool) => tool.strict).map((tool) => tool.name));
     const gates = await evaluatorGates(
       this.deps.db,
       { tenantId: this.view.tenantId, sessionId: this.view.sessionId },
       response.toolCalls.map((call) => call.name),
     );
-    const plan = planModelCalls(this.view, effective, response.toolCalls, strictTools, gates);
+    const plan = planModelCalls(
+      this.view,
+      effective,
+      response.toolCalls,
+      strictToolNames(request.tools),
+      gates,
+    );
     const runSpent = await this.runSpent();
     const events: NewEvent[] = [];
     if (response.text.length > 0) events.push({ type: "agent.message", content: textContent(response.text) });

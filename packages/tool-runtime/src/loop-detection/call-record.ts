@@ -41,7 +41,12 @@ export function loopCallRecord(
   result: unknown,
   pollCalls = DEFAULT_POLL_CALLS,
 ): LoopCallRecord {
-  return { ...loopCall(name, input, pollCalls), resultHash: stableHash(stripVolatile(result)) };
+  return finishedCall(loopCall(name, input, pollCalls), result);
+}
+
+/** The record of `call` once it returned `result`, for a caller that kept the call's `loopCall`. */
+export function finishedCall(call: LoopCall, result: unknown): LoopCallRecord {
+  return { ...call, resultHash: stableHash(stripVolatile(result)) };
 }
 
 export function sameCall(a: LoopCall, b: LoopCall): boolean {

@@ -1,5 +1,6 @@
 export {
   DEFAULT_POLL_CALLS,
+  finishedCall,
   type LoopCall,
   type LoopCallRecord,
   loopCall,
