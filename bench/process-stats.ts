@@ -14,7 +14,7 @@ import { sql } from "kysely";
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
 /** CPU milliseconds the process has used so far, or undefined once it is gone. */
-function cpuMs(pid: number): number | undefined {
+export function cpuMs(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after the command name (which may hold spaces), 1-based as in proc(5): utime is 14, stime 15.

@@ -8,19 +8,21 @@ import { runAppendBench } from "../packages/db/bench/append-bench";
 import { runNavigationBench } from "../packages/db/bench/navigation-bench";
 import { runOutcomeBench } from "../packages/db/bench/outcome-bench";
 import { runConcurrencyBench } from "./concurrency-bench";
+import { runModelHttpBench } from "./model-http-bench";
 import { runRequestBuildBench } from "./request-build-bench";
 import { runScheduleBench } from "./schedule-bench";
 import { runSessionBench } from "./session-bench";
 import { runSubSessionBench } from "./sub-session-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests]; `--only console`
+// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `browser` (the browser tools in the sandbox image with Chromium, browser-bench.ts) needs that image.
 // `session` is the platform end to end: zero-latency loops and dispatch (session-bench.ts), then the
 // I/O-bound load of issue #9, one worker and two (concurrency-bench.ts); with `--provider anthropic` its
 // agents speak the Anthropic protocol to the fake model. Each figure with a target in the issue is
-// marked met or not. `requests` times the encoding of one Anthropic request body (request-build-bench.ts).
+// marked met or not. `requests` times the encoding of one Anthropic request body (request-build-bench.ts);
+// `modelhttp` the CPU of one streamed model request, client and fake model apart (model-http-bench.ts).
 // The services run compiled, as in production: `npm run bench` builds them first (`npm run build`).
 // Writes bench/results/<timestamp>.json and latest.json, and prints a table. Medians and tails
 // come from one run on one machine: compare ratios within a run, not absolute numbers across runs.
@@ -38,7 +40,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests",
+        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp",
     },
   },
 });
@@ -267,6 +269,14 @@ if (only.has("requests")) {
   const label = `${requests.turns}-turn history, ${requests.tools} tools, ${requests.bodyBytes} bytes`;
   latency(`Anthropic request body, SDK stringify, ${label} (ms)`, requests.sdkStringifyMs);
   latency(`Anthropic request body, cached bytes, ${label} (ms)`, requests.cachedBytesMs);
+}
+
+if (only.has("modelhttp")) {
+  const modelHttp = await runModelHttpBench(values.quick ? { batches: 4 } : {});
+  results.modelHttp = modelHttp;
+  const label = `${modelHttp.turns}-turn history, per request`;
+  latency(`model request CPU, client, ${label} (µs)`, modelHttp.clientCpuUs);
+  latency(`model request CPU, fake model, ${label} (µs)`, modelHttp.fakeCpuUs);
 }
 
 if (only.has("web")) {

@@ -25,6 +25,14 @@ beforeAll(async () => {
     } else if (req.url === "/declared-big") {
       // Announces more than it sends and stays open: the client must refuse on the header alone.
       res.writeHead(200, { "content-length": String(10_000_000) }).write("x");
+    } else if (req.url === "/echo") {
+      const parts: Buffer[] = [];
+      req.on("data", (part: Buffer) => parts.push(part));
+      req.on("end", () => {
+        const body = Buffer.concat(parts).toString("utf8");
+        res.writeHead(200, { "content-type": "application/json", "set-cookie": ["a=1", "b=2"] });
+        res.end(JSON.stringify({ method: req.method, headers: req.headers, body }));
+      });
     } else if (req.url === "/hang") {
       res.writeHead(200).write("partial");
     } else {
@@ -61,16 +69,21 @@ const code = (value: string) => expect.objectContaining({ code: value });
 /** fetch wraps what the dispatcher threw in a TypeError's cause. */
 const causeCode = (value: string) => expect.objectContaining({ cause: code(value) });
 
-describe("createGuardedFetch against a local server", () => {
+// Requests that refuse redirects (they carry credentials) go through the dispatcher without fetch's
+// machinery; the guarantees must be the same on both paths.
+describe.each([
+  ["following redirects", true],
+  ["refusing redirects", false],
+])("createGuardedFetch against a local server, %s", (_mode, follow) => {
   it("refuses 127.0.0.1 unless the operator allowed it", async () => {
-    const { fetch } = guarded({ allowedHosts: [] });
+    const { fetch } = guarded({ allowedHosts: [] }, { followRedirects: follow });
     await expect(fetch(`http://127.0.0.1:${port}/ok`)).rejects.toThrow(causeCode("egress_refused"));
-    const allowed = guarded({ allowedHosts: ["127.0.0.1"] });
+    const allowed = guarded({ allowedHosts: ["127.0.0.1"] }, { followRedirects: follow });
     expect(await (await allowed.fetch(`http://127.0.0.1:${port}/ok`)).text()).toBe("ok");
   });
 
   it("refuses a name that resolves to loopback", async () => {
-    const { fetch } = guarded({ allowedHosts: [] });
+    const { fetch } = guarded({ allowedHosts: [] }, { followRedirects: follow });
     await expect(fetch(`http://sneaky.test:${port}/ok`)).rejects.toThrow(causeCode("egress_refused"));
     expect(seen.some((request) => request.headers.host === `sneaky.test:${port}`)).toBe(false);
   });
@@ -78,13 +91,37 @@ describe("createGuardedFetch against a local server", () => {
   it("connects to the address it checked: the name is resolved once and never again", async () => {
     // `pinned.test` is unknown to the system resolver, so the request can only arrive if the socket
     // went to the checked address itself; the Host header still names the host.
-    const { fetch, lookups } = guarded({ allowedHosts: ["pinned.test"] });
+    const { fetch, lookups } = guarded({ allowedHosts: ["pinned.test"] }, { followRedirects: follow });
     const response = await fetch(`http://pinned.test:${port}/ok`);
     expect(await response.text()).toBe("ok");
     expect(lookups()).toBe(1);
     expect(seen.at(-1)?.headers.host).toBe(`pinned.test:${port}`);
   });
 
+  it("stops reading a body past the size limit", async () => {
+    const { fetch } = guarded({ allowedHosts: ["allowed.test"] }, { followRedirects: follow });
+    const response = await fetch(`http://allowed.test:${port}/big`);
+    await expect(response.text()).rejects.toThrow(code("egress_response_too_large"));
+  });
+
+  it("refuses a declared length past the limit before reading", async () => {
+    const { fetch } = guarded({ allowedHosts: ["allowed.test"] }, { followRedirects: follow });
+    await expect(fetch(`http://allowed.test:${port}/declared-big`)).rejects.toThrow(
+      code("egress_response_too_large"),
+    );
+  });
+
+  it("ends an exchange that outlives the time limit", async () => {
+    const { fetch } = guarded(
+      { allowedHosts: ["allowed.test"] },
+      { followRedirects: follow, timeoutMs: 300 },
+    );
+    const response = await fetch(`http://allowed.test:${port}/hang`);
+    await expect(response.text()).rejects.toThrow(code("egress_timeout"));
+  });
+});
+
+describe("createGuardedFetch against a local server", () => {
   it("refuses a redirect from an allowed host to 127.0.0.1", async () => {
     const { fetch } = guarded({ allowedHosts: ["allowed.test"] });
     const before = seen.length;
@@ -108,22 +145,38 @@ describe("createGuardedFetch against a local server", () => {
     expect(seen.slice(before).map((request) => request.path)).toEqual(["/redirect-same"]);
   });
 
-  it("stops reading a body past the size limit", async () => {
-    const { fetch } = guarded({ allowedHosts: ["allowed.test"] });
-    const response = await fetch(`http://allowed.test:${port}/big`);
-    await expect(response.text()).rejects.toThrow(code("egress_response_too_large"));
+  it("sends a request without redirects as fetch would: method, body, headers, and reads the answer", async () => {
+    const { fetch } = guarded({ allowedHosts: ["allowed.test"] }, { followRedirects: false });
+    const response = await fetch(`http://allowed.test:${port}/echo`, {
+      method: "post",
+      body: "hello",
+      headers: [["x-api-key", "secret"]],
+    });
+    expect(response.status).toBe(200);
+    expect(response.statusText).toBe("OK");
+    expect(response.url).toBe(`http://allowed.test:${port}/echo`);
+    expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(await response.json()).toMatchObject({
+      method: "POST",
+      body: "hello",
+      headers: {
+        host: `allowed.test:${port}`,
+        "x-api-key": "secret",
+        "content-type": "text/plain;charset=UTF-8",
+        "content-length": "5",
+      },
+    });
   });
 
-  it("refuses a declared length past the limit before reading", async () => {
-    const { fetch } = guarded({ allowedHosts: ["allowed.test"] });
-    await expect(fetch(`http://allowed.test:${port}/declared-big`)).rejects.toThrow(
-      code("egress_response_too_large"),
+  it("ends a request without redirects when the caller aborts, with the caller's reason", async () => {
+    const { fetch } = guarded({ allowedHosts: ["allowed.test"] }, { followRedirects: false });
+    const caller = new AbortController();
+    const response = await fetch(`http://allowed.test:${port}/hang`, { signal: caller.signal });
+    const reading = response.text();
+    caller.abort(new Error("the caller stopped"));
+    await expect(reading).rejects.toThrow("the caller stopped");
+    await expect(fetch(`http://allowed.test:${port}/ok`, { signal: caller.signal })).rejects.toThrow(
+      "the caller stopped",
     );
-  });
-
-  it("ends an exchange that outlives the time limit", async () => {
-    const { fetch } = guarded({ allowedHosts: ["allowed.test"] }, { timeoutMs: 300 });
-    const response = await fetch(`http://allowed.test:${port}/hang`);
-    await expect(response.text()).rejects.toThrow(code("egress_timeout"));
   });
 });

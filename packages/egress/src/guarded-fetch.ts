@@ -1,5 +1,6 @@
 import { type RequestInfo, type RequestInit, Response, fetch as undiciFetch } from "undici";
 import { capBody, tooLarge } from "./capped-body";
+import { dispatchableHeaders, dispatchedFetch } from "./dispatched-fetch";
 import { EgressError } from "./egress-error";
 import { createGuardedDispatcher, type GuardedDispatcherOptions } from "./guarded-dispatcher";
 
@@ -83,6 +84,16 @@ export function createGuardedFetch(options: GuardedFetchOptions): Fetch {
     Object.defineProperty(capped, "url", { value: response.url });
     return capped;
   };
-  // undici's fetch is the WHATWG fetch; its types are a twin of the global ones.
-  return guarded as unknown as Fetch;
+  if (options.followRedirects) {
+    // undici's fetch is the WHATWG fetch; its types are a twin of the global ones.
+    return guarded as unknown as Fetch;
+  }
+  // Without redirects to follow, the dispatcher alone does what fetch would, for much less CPU.
+  const dispatched = (input: RequestInfo, init: RequestInit = {}): Promise<Response> => {
+    const headers = dispatchableHeaders(input, init);
+    return headers === undefined
+      ? guarded(input, init)
+      : dispatchedFetch(dispatcher, options, input as string | URL, init, headers);
+  };
+  return dispatched as unknown as Fetch;
 }

@@ -52,7 +52,9 @@ export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
 
 /**
  * Writes frames as an event stream, pausing `gapMs` before each output frame but the first, as a
- * model pauses between tokens; stops as soon as the client is gone.
+ * model pauses between tokens; stops as soon as the client is gone. With no pause to keep, the head
+ * and every frame leave in one write: the same bytes, without a write per frame (in benchmarks the
+ * fake shares the machine with the platform it measures).
  */
 export async function streamFrames(
   res: ServerResponse,
@@ -67,6 +69,10 @@ export async function streamFrames(
     connection: "keep-alive",
     ...headers,
   });
+  if (gapMs <= 0) {
+    res.end(frames.map((frame) => frame.text).join(""));
+    return;
+  }
   res.flushHeaders();
   let outputSent = false;
   for (const frame of frames) {

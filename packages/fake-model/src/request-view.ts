@@ -13,8 +13,11 @@ export interface FakeRequestView {
   lastUserText: string;
   /** Results sent after the latest assistant message, in order. */
   toolResults: FakeToolResult[];
-  /** Characters of prompt material (system, messages, tools), for the token estimate. */
-  promptChars: number;
+  /**
+   * Characters of prompt material (system, messages, tools), for the token estimate. Counted on first
+   * read: it re-serialises the whole request, and a scripted turn with its own usage never asks.
+   */
+  readonly promptChars: number;
 }
 
 export interface FakeToolResult {
@@ -90,9 +93,19 @@ function textOf(content: Blocks): string {
     .join("");
 }
 
-function promptChars(body: unknown): number {
-  const { system, messages, tools } = body as Record<string, unknown>;
-  return JSON.stringify([system ?? "", messages ?? [], tools ?? []]).length;
+/** `view` with `promptChars` counted from `body` on first read (see FakeRequestView). */
+function withPromptChars(view: Omit<FakeRequestView, "promptChars">, body: unknown): FakeRequestView {
+  let chars: number | undefined;
+  return {
+    ...view,
+    get promptChars() {
+      if (chars === undefined) {
+        const { system, messages, tools } = body as Record<string, unknown>;
+        chars = JSON.stringify([system ?? "", messages ?? [], tools ?? []]).length;
+      }
+      return chars;
+    },
+  };
 }
 
 function invalid(error: z.ZodError): ParsedRequest {
@@ -133,15 +146,17 @@ export function viewAnthropicRequest(body: unknown): ParsedRequest {
   );
   return {
     ok: true,
-    view: {
-      protocol: "anthropic",
-      model: parsed.data.model,
-      stream: parsed.data.stream === true,
-      includeUsage: false,
-      lastUserText: lastUserText(messages),
-      toolResults,
-      promptChars: promptChars(body),
-    },
+    view: withPromptChars(
+      {
+        protocol: "anthropic",
+        model: parsed.data.model,
+        stream: parsed.data.stream === true,
+        includeUsage: false,
+        lastUserText: lastUserText(messages),
+        toolResults,
+      },
+      body,
+    ),
   };
 }
 
@@ -180,14 +195,16 @@ export function viewOpenAIRequest(body: unknown): ParsedRequest {
   );
   return {
     ok: true,
-    view: {
-      protocol: "openai",
-      model: parsed.data.model,
-      stream: parsed.data.stream === true,
-      includeUsage: parsed.data.stream_options?.include_usage === true,
-      lastUserText: lastUserText(messages),
-      toolResults,
-      promptChars: promptChars(body),
-    },
+    view: withPromptChars(
+      {
+        protocol: "openai",
+        model: parsed.data.model,
+        stream: parsed.data.stream === true,
+        includeUsage: parsed.data.stream_options?.include_usage === true,
+        lastUserText: lastUserText(messages),
+        toolResults,
+      },
+      body,
+    ),
   };
 }

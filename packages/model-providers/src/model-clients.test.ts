@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { type FakeModelServer, startFakeModelServer } from "@wakeloop/fake-model";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAnthropicClient } from "./anthropic-client";
@@ -203,5 +204,17 @@ describe.each(adapters)("%s adapter", (_name, clientFor) => {
       break;
     }
     await expect.poll(() => fake.requests[0]?.aborted, { timeout: 2_000 }).toBe(true);
+  });
+
+  it("leaves no listener on the caller's signal once a request ends, whichever way it ends", async () => {
+    // A wake hands the same signal to each of its requests.
+    const controller = new AbortController();
+    const client = makeClient();
+    fake.enqueue({ text: "one" }, { error: { status: 400, type: "invalid_request_error", message: "no" } });
+    await client.complete(request, { signal: controller.signal });
+    await failure(() => client.complete(request, { signal: controller.signal }));
+    fake.enqueue({ text: "a b c", chunkDelayMs: 2_000 });
+    for await (const _ of client.stream(request, { signal: controller.signal })) break;
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 });

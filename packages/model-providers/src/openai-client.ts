@@ -12,6 +12,7 @@ import type {
 } from "./model-client";
 import { defineModelClient, settleStopReason } from "./model-stream";
 import { type MaxTokensField, toOpenAIBody } from "./openai-request";
+import { requestSignal } from "./request-signal";
 import { parseToolCallInput } from "./tool-call-input";
 
 export interface OpenAIClientOptions {
@@ -61,13 +62,14 @@ async function* streamCompletion(
   let usage: TokenUsage = ZERO_USAGE;
   let finishReason: FinishReason = null;
   const calls = new Map<number, { id: string; name: string; args: string }>();
+  const linked = requestSignal(signal);
   try {
     // `chat.completions.create` with the body already encoded (`toOpenAIBody`): the same request.
     const chunks = await client.post<Stream<OpenAI.ChatCompletionChunk>>("/chat/completions", {
       body: toOpenAIBody(request, maxTokensField),
       headers: { "content-type": "application/json" },
       stream: true,
-      signal,
+      signal: linked.signal,
     });
     for await (const chunk of chunks) {
       if (chunk.usage) usage = usageOf(chunk.usage);
@@ -85,6 +87,8 @@ async function* streamCompletion(
     }
   } catch (error) {
     throw toModelError(error, signal);
+  } finally {
+    linked.release();
   }
   // The SDK ends the iteration quietly when the request is aborted; the caller must still learn of it.
   if (signal?.aborted) throw toModelError(signal.reason, signal);
