@@ -196,8 +196,7 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
     const relay = createOutboxRelay({
       db: database.db,
       listenUrl: database.url,
-      js: service.js,
-      subjects: service.subjects,
+      bus: service,
       pollIntervalMs: 50,
     });
     await relay.start();

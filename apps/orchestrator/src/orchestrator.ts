@@ -32,8 +32,7 @@ export async function startOrchestrator(deps: {
   const relay = createOutboxRelay({
     db,
     listenUrl: config.DATABASE_URL,
-    js: bus.js,
-    subjects: bus.subjects,
+    bus,
     onError: (err) => log.warn({ err }, "outbox relay recovered from an error"),
   });
   await relay.start();

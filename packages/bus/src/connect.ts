@@ -1,5 +1,11 @@
 import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { AuthorizationError, connect, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
+import {
+  AuthorizationError,
+  connect,
+  createInbox,
+  type MsgHdrs,
+  type NatsConnection,
+} from "@nats-io/transport-node";
 import { type ControlMessage, WakeloopError } from "@wakeloop/contracts";
 import type { z } from "zod";
 import {
@@ -54,6 +60,8 @@ export interface Bus {
   jsm: JetStreamManager;
   subjects: Subjects;
   catalog: Catalog;
+  /** A new inbox subject under this connection's own prefix, the only one its user may subscribe to. */
+  inbox(): string;
   publish<E extends CatalogEntry>(
     entry: E,
     subjectArgs: Parameters<E["subject"]>,
@@ -92,6 +100,7 @@ export interface Bus {
  */
 export async function connectBus(options: ConnectBusOptions): Promise<Bus> {
   const subjects = subjectsFor(options.prefix ?? DEFAULT_PREFIX);
+  const inboxPrefix = options.credentials && `_INBOX_${options.credentials.user}`;
   let nc: NatsConnection;
   try {
     nc = await connect({
@@ -108,7 +117,7 @@ export async function connectBus(options: ConnectBusOptions): Promise<Bus> {
       ...(options.credentials && {
         user: options.credentials.user,
         pass: options.credentials.password,
-        inboxPrefix: `_INBOX_${options.credentials.user}`,
+        inboxPrefix,
       }),
     });
   } catch (err) {
@@ -147,6 +156,7 @@ export async function connectBus(options: ConnectBusOptions): Promise<Bus> {
     jsm,
     subjects,
     catalog,
+    inbox: () => createInbox(inboxPrefix),
     publish: (entry, subjectArgs, payload, publishOptions) =>
       publish(js, entry, subjectArgs, payload, publishOptions),
     consume: (entry, handler, consumeOptions) =>

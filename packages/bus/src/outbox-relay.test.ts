@@ -32,8 +32,7 @@ function startRelay(target: Bus, options: Partial<OutboxRelayOptions> = {}): Out
   const relay = createOutboxRelay({
     db: database.db,
     listenUrl: database.url,
-    js: target.js,
-    subjects: target.subjects,
+    bus: target,
     publishTimeoutMs: 1_000,
     onError: (err) => void errors.push(err),
     ...options,

@@ -1,14 +1,12 @@
-import type { JetStreamClient } from "@nats-io/jetstream";
-import { headers as natsHeaders } from "@nats-io/transport-node";
 import { metrics } from "@opentelemetry/api";
 import { WakeloopError } from "@wakeloop/contracts";
 import type { Database } from "@wakeloop/db";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import { type BackoffOptions, backoffDelay, sleep } from "./backoff";
+import type { Bus } from "./connect";
 import { LagHistogram, type LagSnapshot } from "./lag-histogram";
-import { encodeJson } from "./publish";
-import type { Subjects } from "./subjects";
+import { createStreamPublisher, type StreamMessage, type StreamPublisher } from "./stream-publisher";
 
 export const OUTBOX_CHANNEL = "wl_outbox";
 // One relay publishes at a time (see run); the key is arbitrary but fixed for every process.
@@ -18,8 +16,7 @@ export interface OutboxRelayOptions {
   db: Kysely<Database>;
   /** Postgres URL for the relay's own LISTEN connection (a pooled one cannot hold a LISTEN). */
   listenUrl: string;
-  js: JetStreamClient;
-  subjects: Subjects;
+  bus: Pick<Bus, "nc" | "subjects" | "inbox">;
   batchSize?: number;
   /** Fallback when a notification is lost or the LISTEN connection is down. */
   pollIntervalMs?: number;
@@ -50,17 +47,19 @@ interface OutboxMessage {
   id: number;
   tenant_id: string;
   msg_id: string;
-  /** The event, as committed. */
-  body: { session_id: string; type: string };
+  session_id: string;
+  type: string;
+  /** The event's JSON, as committed. */
+  body: string;
   headers: unknown;
   /** Age when selected, by the database clock, so app/db clock skew does not enter the lag. */
   age_ms: number;
 }
 
-function storedHeaders(value: unknown) {
-  const h = natsHeaders();
+function storedHeaders(value: unknown): Record<string, string> {
+  const h: Record<string, string> = {};
   if (value && typeof value === "object") {
-    for (const [key, v] of Object.entries(value)) if (typeof v === "string") h.set(key, v);
+    for (const [key, v] of Object.entries(value)) if (typeof v === "string") h[key] = v;
   }
   return h;
 }
@@ -74,6 +73,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const batchSize = options.batchSize ?? 256;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const retry = options.retry ?? { initialMs: 100, maxMs: 5_000 };
+  const publishTimeoutMs = options.publishTimeoutMs ?? 5_000;
+  const encoder = new TextEncoder();
   const lag = new LagHistogram();
   // Made here, not at import: the service's MeterProvider is registered by then (telemetry starts
   // before any app code), and a relay is made once per process.
@@ -85,6 +86,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let published = 0;
   let duplicates = 0;
   let loop: Promise<void> | undefined;
+  let publisher: StreamPublisher | undefined;
   let listener: pg.Client | undefined;
   let notified = false;
   let wake: (() => void) | undefined;
@@ -140,26 +142,30 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     }
   };
 
-  const publishRow = async (row: OutboxMessage, selectedAt: number) => {
-    const subject = options.subjects.evt(row.tenant_id, row.body.session_id, row.body.type);
-    const ack = await options.js.publish(subject, encodeJson(row.body), {
-      msgID: row.msg_id,
-      headers: storedHeaders(row.headers),
-      timeout: options.publishTimeoutMs ?? 5_000,
-    });
-    return { lagMs: row.age_ms + (performance.now() - selectedAt), duplicate: ack.duplicate };
-  };
+  const toMessage = (row: OutboxMessage): StreamMessage => ({
+    subject: options.bus.subjects.evt(row.tenant_id, row.session_id, row.type),
+    data: encoder.encode(row.body),
+    msgId: row.msg_id,
+    headers: storedHeaders(row.headers),
+  });
 
   // Whether this relay holds the relay lock on its connection (see run).
   let leading = false;
+  // Rows the stream has acked, deleted by the next round's statement.
+  let acked: { id: number; lagMs: number; duplicate: boolean }[] = [];
 
   /**
-   * One round on the relay's connection: up to `batchSize` rows in id order, publishes pipelined on one
-   * connection (so the stream stores them in that order), then the acked rows deleted. Two statements,
-   * no transaction: the relay lock, not a row lock, keeps a second relay from taking the same rows, and
-   * a row whose deletion did not happen is published again and dropped by the stream as a duplicate.
+   * One round on the relay's connection: one statement deletes the rows the previous round got acked
+   * and takes up to `limit` rows in id order, whose publishes go out pipelined on one connection (so the
+   * stream stores them in that order). No transaction: the relay lock, not a row lock, keeps a second
+   * relay from taking the same rows, and a row whose deletion did not happen is published again and
+   * dropped by the stream as a duplicate.
    */
-  const relayBatch = async (conn: Kysely<Database>): Promise<{ count: number; failure?: unknown }> => {
+  const relayRound = async (
+    conn: Kysely<Database>,
+    publisher: StreamPublisher,
+    limit: number,
+  ): Promise<{ count: number; failure?: unknown }> => {
     if (!leading) {
       const lock = await sql<{
         locked: boolean;
@@ -167,33 +173,32 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       leading = lock.rows[0]?.locked === true;
       if (!leading) return { count: 0 };
     }
-    // The relay serves every tenant, so it reads and deletes through the definer functions made
-    // for it (migration 0009) rather than reading the outbox as any one tenant.
-    const { rows } = await sql<OutboxMessage>`SELECT * FROM wl_outbox_batch(${batchSize})`.execute(conn);
-    if (rows.length === 0) return { count: 0 };
-    const selectedAt = performance.now();
-    const results = await Promise.allSettled(rows.map((row) => publishRow(row, selectedAt)));
-    const done: number[] = [];
-    const relayed: { lagMs: number; duplicate: boolean }[] = [];
-    let failure: unknown;
-    results.forEach((result, index) => {
-      const row = rows[index];
-      if (!row) return;
-      if (result.status === "fulfilled") {
-        done.push(row.id);
-        relayed.push(result.value);
-      } else {
-        failure ??= result.reason;
-      }
-    });
-    if (done.length > 0) await sql`SELECT wl_outbox_delete(${done}::bigint[])`.execute(conn);
+    const deleted = acked;
+    // The relay serves every tenant, so it reads and deletes through the definer function made for it
+    // (migration 0032) rather than reading the outbox as any one tenant.
+    const { rows } = await sql<OutboxMessage>`SELECT * FROM wl_outbox_relay(${deleted.map(
+      (row) => row.id,
+    )}::bigint[], ${limit})`.execute(conn);
+    acked = [];
     // Only rows whose deletion committed count as relayed.
-    published += relayed.length;
-    for (const { lagMs, duplicate } of relayed) {
+    published += deleted.length;
+    for (const { lagMs, duplicate } of deleted) {
       if (duplicate) duplicates += 1;
       lag.record(lagMs);
       lagInstrument.record(lagMs);
     }
+    if (rows.length === 0) return { count: 0 };
+    const selectedAt = performance.now();
+    const acks = await publisher.publishAll(rows.map(toMessage), publishTimeoutMs);
+    const ackedAt = performance.now();
+    let failure: unknown;
+    acks.forEach((ack, index) => {
+      const row = rows[index];
+      if (!row) return;
+      if (ack.ok)
+        acked.push({ id: row.id, lagMs: row.age_ms + (ackedAt - selectedAt), duplicate: ack.duplicate });
+      else failure ??= ack.error;
+    });
     return { count: rows.length, failure };
   };
 
@@ -203,7 +208,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
    * batches and store a session's later event before its earlier one. A standby tries for the lock
    * each round and takes over once the holder stops or its connection ends (which ends the lock).
    */
-  const run = async () => {
+  const run = async (publisher: StreamPublisher) => {
     let failures = 0;
     const failed = async (cause: unknown) => {
       report("outbox_relay_failed", "relaying outbox rows failed; they stay queued", cause);
@@ -213,15 +218,18 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       try {
         await options.db.connection().execute(async (conn) => {
           try {
-            while (!stopping.signal.aborted) {
+            // Once stopped, one more round without a batch deletes what the last one got acked, so the
+            // next relay does not publish it again.
+            while (!stopping.signal.aborted || (leading && acked.length > 0)) {
               notified = false;
-              const outcome = await relayBatch(conn);
+              const outcome = await relayRound(conn, publisher, stopping.signal.aborted ? 0 : batchSize);
               if (outcome.failure !== undefined) {
                 await failed(outcome.failure);
                 continue;
               }
               failures = 0;
-              if (outcome.count < batchSize) await waitForWork();
+              // After a batch the next round follows at once: it deletes the batch's rows.
+              if (outcome.count === 0) await waitForWork();
             }
           } finally {
             // The pool hands this connection to other work next: it must not carry the lock there.
@@ -242,13 +250,15 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     lag,
     async start() {
       if (loop) return;
-      loop = run();
+      publisher = createStreamPublisher(options.bus.nc, options.bus.inbox());
+      loop = run(publisher);
       await listen();
     },
     async stop() {
       stopping.abort();
       wake?.();
       await loop;
+      publisher?.close();
       const client = listener;
       listener = undefined;
       await client?.end().catch(() => undefined);

@@ -84,8 +84,7 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
     relay = createOutboxRelay({
       db: database.appDb,
       listenUrl: database.appUrl,
-      js: bus.js,
-      subjects: bus.subjects,
+      bus,
     });
     await relay.start();
   }
