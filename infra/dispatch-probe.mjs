@@ -9,7 +9,7 @@
 //
 // Against the platform `bash infra/up.sh` starts (which the probe neither starts nor stops). With
 // --hops it also reads the wake and event rows of each turn from Postgres (the owner's url), to say
-// which hop a slow turn lost its time in: gateway commit, orchestrator opening the wake, a worker
+// which hop a slow turn lost its time in: gateway commit, the wake opened, a worker
 // taking its lease, the worker reaching the model.
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -140,8 +140,8 @@ function hopSummary(split) {
 
 /**
  * Each turn's time split at the rows the platform wrote on its way: `commit` until the gateway stamped
- * the user message, `open` until the orchestrator's transaction that opened and published the wake
- * began, `lease` until the worker's lease transaction began, `prepare` until the worker stamped
+ * the user message, `open` until the statement that opened the wake began (the gateway's, right after
+ * the append, for a client's message), `lease` until the worker's lease transaction began, `prepare` until the worker stamped
  * `span.model_request_start` (session loaded, request started), `model` until the request arrived.
  * Event stamps are the writing service's clock, wake stamps Postgres' `now()` (transaction start), all
  * on this host.
