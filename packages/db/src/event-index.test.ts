@@ -6,6 +6,7 @@ import {
   seedSession,
   type TestDatabase,
 } from "@wakeloop/testing";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexCommittedEvents, indexSessionEvents, searchSessionEvents, searchSpans } from "./event-index";
 import { newId } from "./ids";
@@ -215,6 +216,59 @@ describe("session event index", () => {
     expect(byAttribute.map((hit) => hit.matched)).toEqual(["attributes"]);
     expect(await searchSpans(testDb.appDb, scopeOf(other), { query: "sandbox_timeout", limit: 5 })).toEqual(
       [],
+    );
+  });
+
+  it("finds a span by its tool name, error status and exception message, never by its ids", async () => {
+    const start = new Date();
+    const toolCallId = newId("event");
+    // As the exporter writes it (packages/telemetry span-row.ts), through the definer function.
+    const span = {
+      trace_id: "1".repeat(32),
+      span_id: "2".repeat(16),
+      tenant_id: seeded.tenantId,
+      session_id: sessionB,
+      wake_id: "wake_searched",
+      name: "execute_tool memory_read",
+      kind: "internal",
+      service_name: "harness-worker",
+      start_time: start.toISOString(),
+      end_time: start.toISOString(),
+      status_code: "error",
+      status_message: "Tool Failed",
+      attributes: JSON.stringify({
+        "gen_ai.tool.name": "memory_read",
+        "gen_ai.tool.call.id": toolCallId,
+        "wakeloop.session.id": sessionB,
+        "wakeloop.tenant.id": seeded.tenantId,
+        retry_count: 2,
+      }),
+      events: JSON.stringify([
+        {
+          name: "exception",
+          time: start.toISOString(),
+          attributes: { "exception.type": "Error", "exception.message": "Store Quota Exceeded for notes" },
+        },
+      ]),
+    };
+    await sql`SELECT wl_insert_spans(${JSON.stringify([span])}::jsonb)`.execute(testDb.db);
+    const search = (query: string) => searchSpans(testDb.appDb, scopeOf(seeded), { query, limit: 5 });
+    const found = [expect.objectContaining({ span_id: span.span_id, wake_id: "wake_searched" })];
+    expect(await search("memory_read")).toEqual(found);
+    expect(await search("memory_read error")).toEqual(found);
+    expect(await search("quota exceeded")).toEqual(found);
+    expect(await search("tool failed")).toEqual(found);
+    // Ids are left out of the search text: spans are read by trace or wake (`session_get_trace`).
+    expect(await search(toolCallId)).toEqual([]);
+    expect(await search(seeded.tenantId)).toEqual([]);
+    const stored = await testDb.db
+      .selectFrom("spans")
+      .select(sql<string>`search_text`.as("search_text"))
+      .where("span_id", "=", span.span_id)
+      .executeTakeFirstOrThrow();
+    // Attribute values in jsonb's key order (shorter keys first).
+    expect(stored.search_text).toBe(
+      "execute_tool memory_read error tool failed 2 memory_read exception store quota exceeded for notes",
     );
   });
 });
