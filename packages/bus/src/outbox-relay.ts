@@ -14,7 +14,7 @@ const RELAY_LOCK_KEY = 0x776c6f62;
 // Millisecond bounds fine enough below 30 ms to show a linger's few milliseconds on a dashboard (the
 // SDK's default buckets jump 0, 5, 10, 25).
 const LAG_BUCKETS_MS = [
-  1, 2, 3, 5, 7.5, 10, 15, 20, 30, 50, 75, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000,
+  1, 2, 3, 5, 7.5, 10, 15, 20, 30, 50, 75, 100, 150, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000,
 ];
 
 export interface OutboxRelayOptions {
