@@ -11,6 +11,9 @@ import { createStreamPublisher, type StreamMessage, type StreamPublisher } from 
 export const OUTBOX_CHANNEL = "wl_outbox";
 // One relay publishes at a time (see run); the key is arbitrary but fixed for every process.
 const RELAY_LOCK_KEY = 0x776c6f62;
+// Consecutive rounds with rows before the relay lingers: a turn's own commits come a few in a row,
+// while a burst from many sessions keeps every round busy.
+const LINGER_AFTER_ROUNDS = 3;
 // Millisecond bounds fine enough below 30 ms to show a linger's few milliseconds on a dashboard (the
 // SDK's default buckets jump 0, 5, 10, 25).
 const LAG_BUCKETS_MS = [
@@ -27,10 +30,10 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   publishTimeoutMs?: number;
   /**
-   * Under sustained load (this round and the one before both took rows) wait this long before the next
+   * Under sustained load (the last few rounds all took rows) wait this long before the next
    * round, so rows committed meanwhile go out in one larger batch: fewer statements and publishes per
-   * event for at most this much more lag. A round after an empty one never waits, so a lone event goes
-   * out as fast as without a linger. 0: never wait.
+   * event for at most this much more lag. A lone event, or the few commits of one turn, never waits: it
+   * goes out as fast as without a linger. 0: never wait.
    */
   lingerMs?: number;
   /** Delay after a failed round (NATS or Postgres down), growing with consecutive failures. */
@@ -236,8 +239,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       try {
         await options.db.connection().execute(async (conn) => {
           try {
-            // Rows the previous round took: a second batch in a row means rows keep coming.
-            let previous = 0;
+            // Rounds in a row that took rows: a few of them mean rows keep coming.
+            let busy = 0;
             // Once stopped, one more round without a batch deletes what the last one got acked, so the
             // next relay does not publish it again.
             while (!stopping.signal.aborted || (leading && acked.length > 0)) {
@@ -251,10 +254,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
               // After a batch the next round follows at once, deleting the batch's rows, unless rows keep
               // coming: then it lingers so more gather, and deletes them that much later. A full batch
               // means more rows are waiting already.
+              busy = outcome.count === 0 ? 0 : busy + 1;
               if (outcome.count === 0) await waitForWork();
-              else if (lingerMs > 0 && previous > 0 && outcome.count < batchSize)
+              else if (lingerMs > 0 && busy >= LINGER_AFTER_ROUNDS && outcome.count < batchSize)
                 await sleep(lingerMs, stopping.signal);
-              previous = outcome.count;
             }
           } finally {
             // The pool hands this connection to other work next: it must not carry the lock there.
