@@ -10,6 +10,15 @@ export const OrchestratorEnv = serviceEnv({ healthPort: 9081, metricsPort: 9465 
       .min(1)
       .default(16)
       .describe("Committed events decided on at once; each decision is one short Postgres round trip"),
+    OUTBOX_RELAY_LINGER_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(1_000)
+      .default(10)
+      .describe(
+        "Under sustained load the outbox relay waits this long between rounds to publish larger batches (fewer statements per event, up to this much more lag); 0 never waits",
+      ),
     LEASE_SWEEP_INTERVAL_MS: z.coerce
       .number()
       .int()

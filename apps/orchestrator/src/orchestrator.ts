@@ -33,6 +33,7 @@ export async function startOrchestrator(deps: {
     db,
     listenUrl: config.DATABASE_URL,
     bus,
+    lingerMs: config.OUTBOX_RELAY_LINGER_MS,
     onError: (err) => log.warn({ err }, "outbox relay recovered from an error"),
   });
   await relay.start();

@@ -197,6 +197,46 @@ describe("outbox relay", () => {
     await until(() => relay.stats().published === 4, 5_000);
   });
 
+  it("gathers rows that keep coming into fewer rounds while it lingers", async () => {
+    bus = await openTestBus();
+    const relay = startRelay(bus, { lingerMs: 200 });
+    // 20 writers commit a row every few milliseconds each: more than one round's worth arrives during
+    // every round, so after two rounds with rows the relay lingers and takes the next ones together.
+    const total = await writeSessions(20, 25, 5);
+    await until(async () => (await outboxSize()) === 0, 20_000);
+    expectExactlyOnceInOrder(await readEvents(bus), 20, 25);
+    const { published, duplicates, rounds } = relay.stats();
+    expect({ published, duplicates }).toEqual({ published: total, duplicates: 0 });
+    // Without a linger this takes ~100 rounds of a few rows each.
+    expect(rounds).toBeLessThan(total / 20);
+  });
+
+  it("publishes a lone row without lingering", async () => {
+    bus = await openTestBus();
+    // Lingering or polling would take far longer than each wait below allows.
+    const relay = startRelay(bus, { lingerMs: 60_000, pollIntervalMs: 60_000 });
+    for (const [n, session] of ["sesn_a", "sesn_b", "sesn_c"].entries()) {
+      await writeSession(database.db, session, 1);
+      // Published counts a row once the round after its publish deleted it: that round ran at once.
+      await until(() => relay.stats().published === n + 1, 5_000);
+    }
+    expectExactlyOnceInOrder(await readEvents(bus), 3, 1);
+  });
+
+  it("stops in the middle of a linger, and the next relay publishes what it left", async () => {
+    bus = await openTestBus();
+    const first = startRelay(bus, { lingerMs: 60_000 });
+    const total = await writeSessions(20, 25);
+    // Returns long before the linger would end, after deleting what the last round got acked.
+    await first.stop();
+    expect(first.stats().published).toBeLessThan(total);
+    const second = startRelay(bus);
+    await until(async () => (await outboxSize()) === 0, 20_000);
+    expectExactlyOnceInOrder(await readEvents(bus), 20, 25);
+    expect(first.stats().published + second.stats().published).toBe(total);
+    expect(second.stats().duplicates).toBe(0);
+  });
+
   it("loses and duplicates nothing across a NATS restart", async () => {
     server = await startNatsServer();
     bus = await openTestBus({}, server.url);

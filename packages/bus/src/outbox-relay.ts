@@ -11,6 +11,14 @@ import { createStreamPublisher, type StreamMessage, type StreamPublisher } from 
 export const OUTBOX_CHANNEL = "wl_outbox";
 // One relay publishes at a time (see run); the key is arbitrary but fixed for every process.
 const RELAY_LOCK_KEY = 0x776c6f62;
+// Consecutive rounds with rows before the relay lingers: a turn's own commits come a few in a row,
+// while a burst from many sessions keeps every round busy.
+const LINGER_AFTER_ROUNDS = 3;
+// Millisecond bounds fine enough below 30 ms to show a linger's few milliseconds on a dashboard (the
+// SDK's default buckets jump 0, 5, 10, 25).
+const LAG_BUCKETS_MS = [
+  1, 2, 3, 5, 7.5, 10, 15, 20, 30, 50, 75, 100, 150, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000,
+];
 
 export interface OutboxRelayOptions {
   db: Kysely<Database>;
@@ -21,6 +29,13 @@ export interface OutboxRelayOptions {
   /** Fallback when a notification is lost or the LISTEN connection is down. */
   pollIntervalMs?: number;
   publishTimeoutMs?: number;
+  /**
+   * Under sustained load (the last few rounds all took rows) wait this long before the next
+   * round, so rows committed meanwhile go out in one larger batch: fewer statements and publishes per
+   * event for at most this much more lag. A lone event, or the few commits of one turn, never waits: it
+   * goes out as fast as without a linger. 0: never wait.
+   */
+  lingerMs?: number;
   /** Delay after a failed round (NATS or Postgres down), growing with consecutive failures. */
   retry?: BackoffOptions;
   /** Failures the relay recovered from; for logs. */
@@ -31,6 +46,8 @@ export interface OutboxRelayStats {
   published: number;
   /** Rows the stream already held (a repeat after a lost ack, or another relay's work): should stay rare. */
   duplicates: number;
+  /** Rounds run as the leader: each one `wl_outbox_relay` statement, plus a publish when it took rows. */
+  rounds: number;
   /** Commit of the row → JetStream ack, for rows published since start (or the last `lag.reset()`). */
   lag: LagSnapshot;
 }
@@ -74,6 +91,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const retry = options.retry ?? { initialMs: 100, maxMs: 5_000 };
   const publishTimeoutMs = options.publishTimeoutMs ?? 5_000;
+  const lingerMs = options.lingerMs ?? 10;
   const encoder = new TextEncoder();
   const lag = new LagHistogram();
   // Made here, not at import: the service's MeterProvider is registered by then (telemetry starts
@@ -81,10 +99,12 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const lagInstrument = metrics.getMeter("@wakeloop/bus").createHistogram("wakeloop.outbox.relay.lag", {
     unit: "ms",
     description: "Outbox row committed to acknowledged by JetStream",
+    advice: { explicitBucketBoundaries: LAG_BUCKETS_MS },
   });
   const stopping = new AbortController();
   let published = 0;
   let duplicates = 0;
+  let rounds = 0;
   let loop: Promise<void> | undefined;
   let publisher: StreamPublisher | undefined;
   let listener: pg.Client | undefined;
@@ -179,6 +199,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const { rows } = await sql<OutboxMessage>`SELECT * FROM wl_outbox_relay(${deleted.map(
       (row) => row.id,
     )}::bigint[], ${limit})`.execute(conn);
+    rounds += 1;
     acked = [];
     // Only rows whose deletion committed count as relayed.
     published += deleted.length;
@@ -218,6 +239,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       try {
         await options.db.connection().execute(async (conn) => {
           try {
+            // Rounds in a row that took rows: a few of them mean rows keep coming.
+            let busy = 0;
             // Once stopped, one more round without a batch deletes what the last one got acked, so the
             // next relay does not publish it again.
             while (!stopping.signal.aborted || (leading && acked.length > 0)) {
@@ -228,8 +251,13 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
                 continue;
               }
               failures = 0;
-              // After a batch the next round follows at once: it deletes the batch's rows.
+              // After a batch the next round follows at once, deleting the batch's rows, unless rows keep
+              // coming: then it lingers so more gather, and deletes them that much later. A full batch
+              // means more rows are waiting already.
+              busy = outcome.count === 0 ? 0 : busy + 1;
               if (outcome.count === 0) await waitForWork();
+              else if (lingerMs > 0 && busy >= LINGER_AFTER_ROUNDS && outcome.count < batchSize)
+                await sleep(lingerMs, stopping.signal);
             }
           } finally {
             // The pool hands this connection to other work next: it must not carry the lock there.
@@ -263,6 +291,6 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       listener = undefined;
       await client?.end().catch(() => undefined);
     },
-    stats: () => ({ published, duplicates, lag: lag.snapshot() }),
+    stats: () => ({ published, duplicates, rounds, lag: lag.snapshot() }),
   };
 }
