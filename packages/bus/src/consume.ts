@@ -96,9 +96,12 @@ export interface ConsumeBatchOptions extends ConsumeOptions {
    * handled (default `maxBatch`).
    */
   concurrency?: number;
-  /** Most messages one handler call gets. */
+  /** Most messages one handler call gets (default 64). */
   maxBatch?: number;
-  /** How long a batch waits for more messages once its first one arrived (0: the next timer tick). */
+  /**
+   * How long a batch waits for more messages once its first one arrived (default 10; 0: until the next
+   * timer tick).
+   */
   batchIntervalMs?: number;
 }
 
