@@ -201,7 +201,13 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
     });
     await relay.start();
     stoppers.push(() => relay.stop());
-    const indexer = await startEventIndexer({ db: database.appDb, bus: service, log, concurrency: 16 });
+    const indexer = await startEventIndexer({
+      db: database.appDb,
+      bus: service,
+      log,
+      concurrency: 16,
+      batchIntervalMs: 10,
+    });
     stoppers.push(() => indexer.stop());
     // Two replicas in the queue group; `search` is what each searches with (swapped for the hybrid run).
     let searchSettings: SearchSettings | undefined;

@@ -22,7 +22,16 @@ export const MemoryRetrievalEnv = serviceEnv({ healthPort: 9084, metricsPort: 94
       .max(1_024)
       .default(256)
       .describe(
-        "Committed events this replica holds at once per consumer; those in hand together are indexed in one statement",
+        "Committed events this replica holds at once per consumer, across the batches it collects and inserts",
+      ),
+    INDEX_BATCH_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(1_000)
+      .default(10)
+      .describe(
+        "How long a batch of committed events waits for more once its first arrived; each batch is indexed in one statement",
       ),
     EMBEDDINGS_BASE_URL: z
       .string()

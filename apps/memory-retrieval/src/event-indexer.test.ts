@@ -39,7 +39,7 @@ beforeAll(async () => {
   strangerSession = (await seedSession(testDb.db, stranger)).id;
   bus = await connectBus({ servers: testNatsUrl(), prefix: testPrefix(), name: "indexer-test" });
   const log = createLogger({ service: "indexer-test", level: "silent" });
-  indexer = await startEventIndexer({ db: testDb.appDb, bus, log, concurrency: 4 });
+  indexer = await startEventIndexer({ db: testDb.appDb, bus, log, concurrency: 4, batchIntervalMs: 10 });
 });
 
 afterAll(async () => {
@@ -198,8 +198,14 @@ describe("event indexer", () => {
     // Events without text are not delivered to the indexer at all.
     for (const event of burst.slice(0, 20))
       await commit(agent, { ...event, id: newId("event"), type: "session.status_running" });
-    indexer = await startEventIndexer({ db: testDb.appDb, bus, log, concurrency: 256 });
-    const replica = await startEventIndexer({ db: testDb.appDb, bus, log, concurrency: 8 });
+    indexer = await startEventIndexer({ db: testDb.appDb, bus, log, concurrency: 256, batchIntervalMs: 10 });
+    const replica = await startEventIndexer({
+      db: testDb.appDb,
+      bus,
+      log,
+      concurrency: 8,
+      batchIntervalMs: 10,
+    });
     try {
       // A redelivery (the same event under another message id) while both replicas run adds nothing.
       for (const event of burst.slice(0, 10))
@@ -248,6 +254,27 @@ describe("event indexer", () => {
     } finally {
       await replica.stop();
     }
+  });
+
+  it("indexes events committed one after another within the batch interval in few statements", async () => {
+    await indexer.stop();
+    const log = createLogger({ service: "indexer-test", level: "silent" });
+    indexer = await startEventIndexer({ db: testDb.appDb, bus, log, concurrency: 256, batchIntervalMs: 200 });
+    const trickle = Array.from({ length: 12 }, (_, index) =>
+      message(sessionA, `trickle lantern signal number ${index}`),
+    );
+    // Each commit waits for the previous one's ack, as the outbox relay of a busy platform would.
+    for (const event of trickle) await commit(agent, event);
+    const ids = trickle.map((event) => event.id);
+    const indexed = async () =>
+      (
+        await sql<{ indexed_at: string }>`
+          SELECT indexed_at::text AS indexed_at FROM session_event_index
+          WHERE event_id = ANY (${ids}::text[])`.execute(testDb.db)
+      ).rows;
+    await expect.poll(async () => (await indexed()).length, { timeout: 10_000 }).toBe(trickle.length);
+    // One statement per batch: its rows share the statement's transaction time.
+    expect(new Set((await indexed()).map((row) => row.indexed_at)).size).toBeLessThanOrEqual(3);
   });
 
   it("answers bad input with a tool error", async () => {

@@ -1,6 +1,6 @@
 import {
   type Bus,
-  type ConsumeHandler,
+  type ConsumeBatchHandler,
   ensureConsumer,
   ensureStream,
   eventTypeConsumers,
@@ -9,7 +9,6 @@ import {
 import type { SessionEvent } from "@wakeloop/contracts";
 import { type Database, indexCommittedEvents, type TenantEvent } from "@wakeloop/db";
 import type { Logger } from "@wakeloop/telemetry";
-import DataLoader from "dataloader";
 import type { Kysely } from "kysely";
 
 /**
@@ -35,7 +34,7 @@ export function eventIndexConsumers(bus: Bus) {
 
 /**
  * Keeps the session event search index (migration 0017) up to date from the committed-events stream.
- * The events delivered together (those in hand in one turn of the event loop, up to `MAX_BATCH`) are
+ * The events of one consumer delivered within `batchIntervalMs` of each other (up to `MAX_BATCH`) are
  * inserted in one statement, each once by event id, so a redelivery or a second replica adds nothing;
  * each is acked once its batch committed. A failed batch (Postgres away) fails every delivery in it,
  * and each is redelivered by the consumer.
@@ -45,6 +44,7 @@ export async function startEventIndexer(deps: {
   bus: Bus;
   log: Logger;
   concurrency: number;
+  batchIntervalMs: number;
 }): Promise<{ stop(): Promise<void> }> {
   const { db, bus, log } = deps;
   // Only the stream it reads: the other streams and their consumers are not this service's to touch.
@@ -53,22 +53,21 @@ export async function startEventIndexer(deps: {
   for (const consumer of consumers) await ensureConsumer(bus.jsm, consumer);
   if (await removeConsumer(bus.jsm, bus.catalog.events.stream.name, RETIRED_CONSUMER))
     log.info({ consumer: RETIRED_CONSUMER }, "retired event index consumer deleted");
-  const batches = new DataLoader<TenantEvent, void>(
-    async (events) => {
-      await indexCommittedEvents(db, events);
-      return events.map(() => undefined);
-    },
-    { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: (run) => setImmediate(run) },
-  );
-  const handle: ConsumeHandler<SessionEvent> = async ({ data: event, subject }) => {
-    // The stream holds only subjects its catalog entry built, so a null here is not a session event.
-    const tenantId = bus.subjects.parseEvt(subject)?.tenant;
-    if (tenantId !== undefined) await batches.load({ tenantId, event });
+  const handle: ConsumeBatchHandler<SessionEvent> = async (batch) => {
+    const events: TenantEvent[] = [];
+    for (const { data: event, subject } of batch) {
+      // The stream holds only subjects its catalog entry built, so a null here is not a session event.
+      const tenantId = bus.subjects.parseEvt(subject)?.tenant;
+      if (tenantId !== undefined) events.push({ tenantId, event });
+    }
+    await indexCommittedEvents(db, events);
   };
   const stopping = new AbortController();
   const loops = consumers.map((consumer) =>
-    bus.consume(consumer, handle, {
+    bus.consumeBatches(consumer, handle, {
       concurrency: deps.concurrency,
+      maxBatch: MAX_BATCH,
+      batchIntervalMs: deps.batchIntervalMs,
       signal: stopping.signal,
       onError: (err) =>
         log.warn(

@@ -13,7 +13,13 @@ await runService({
   start: async ({ config, bus, db, tracer, log }) => {
     const settings = embeddingsSettings(config);
     const embeddings = settings === null ? null : createEmbeddingsClient(settings);
-    const indexer = await startEventIndexer({ db, bus, log, concurrency: config.INDEX_CONCURRENCY });
+    const indexer = await startEventIndexer({
+      db,
+      bus,
+      log,
+      concurrency: config.INDEX_CONCURRENCY,
+      batchIntervalMs: config.INDEX_BATCH_INTERVAL_MS,
+    });
     const embedder = await startEmbedder({
       db,
       log,

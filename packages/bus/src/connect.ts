@@ -15,7 +15,14 @@ import {
   createCatalog,
   type ParsedOf,
 } from "./catalog";
-import { type ConsumeHandler, type ConsumeOptions, consume } from "./consume";
+import {
+  type ConsumeBatchHandler,
+  type ConsumeBatchOptions,
+  type ConsumeHandler,
+  type ConsumeOptions,
+  consume,
+  consumeBatches,
+} from "./consume";
 import {
   type ControlSubscription,
   publishControl,
@@ -72,6 +79,11 @@ export interface Bus {
     entry: E,
     handler: ConsumeHandler<ParsedOf<E>>,
     options?: ConsumeOptions,
+  ): Promise<void>;
+  consumeBatches<E extends CatalogEntry>(
+    entry: E,
+    handler: ConsumeBatchHandler<ParsedOf<E>>,
+    options?: ConsumeBatchOptions,
   ): Promise<void>;
   serve<A extends ActionContracts>(
     contract: ServiceContract<A>,
@@ -161,6 +173,8 @@ export async function connectBus(options: ConnectBusOptions): Promise<Bus> {
       publish(js, entry, subjectArgs, payload, publishOptions),
     consume: (entry, handler, consumeOptions) =>
       consume({ js, deadLetters: catalog.deadLetters }, entry, handler, consumeOptions),
+    consumeBatches: (entry, handler, consumeOptions) =>
+      consumeBatches({ js, deadLetters: catalog.deadLetters }, entry, handler, consumeOptions),
     serve: (contract, handlers, serveOptions) => serve(nc, subjects, contract, handlers, serveOptions),
     request: (contract, action, body, requestOptions) =>
       request(nc, subjects, contract, action, body, requestOptions),

@@ -85,14 +85,133 @@ function parseMessage(
 }
 
 /**
+ * Gets the messages of one batch, failing or acking them together like a `ConsumeHandler` does one. No
+ * trace context is entered for a batch: each message's headers carry its own.
+ */
+export type ConsumeBatchHandler<T> = (batch: ConsumeContext<T>[]) => Promise<void>;
+
+export interface ConsumeBatchOptions extends ConsumeOptions {
+  /**
+   * Messages held at once by this process: those being collected and those whose batch is being
+   * handled (default `maxBatch`).
+   */
+  concurrency?: number;
+  /** Most messages one handler call gets (default 64). */
+  maxBatch?: number;
+  /**
+   * How long a batch waits for more messages once its first one arrived (default 10; 0: until the next
+   * timer tick).
+   */
+  batchIntervalMs?: number;
+}
+
+/**
  * Pulls `entry` through its durable consumer until `signal` aborts. Resolves once stopped; rejects only
  * when the consumer does not exist (a deployment error that retrying cannot fix).
  */
-export async function consume<E extends CatalogEntry>(
+export function consume<E extends CatalogEntry>(
   deps: ConsumeDeps,
   entry: E,
   handler: ConsumeHandler<ParsedOf<E>>,
   options: ConsumeOptions = {},
+): Promise<void> {
+  return pullMessages(deps, entry, options, ({ open, ack, fail }) => async (msg) => {
+    const ctx = await open(msg);
+    if (!ctx) return;
+    try {
+      await context.with(extractTraceContext(msg.headers), () => handler(ctx));
+      ack(msg);
+    } catch (err) {
+      await fail(msg, err);
+    }
+  });
+}
+
+/**
+ * `consume` for handlers that do their work for many messages at once (one insert for many events):
+ * the valid messages that arrive within `batchIntervalMs` of the first, up to `maxBatch`, go to one
+ * handler call. Resolving acks every message of the batch; throwing fails each as if a `consume`
+ * handler had thrown for it. An invalid message is dead-lettered and never joins a batch.
+ */
+export function consumeBatches<E extends CatalogEntry>(
+  deps: ConsumeDeps,
+  entry: E,
+  handler: ConsumeBatchHandler<ParsedOf<E>>,
+  options: ConsumeBatchOptions = {},
+): Promise<void> {
+  const maxBatch = options.maxBatch ?? 64;
+  const concurrency = options.concurrency ?? maxBatch;
+  return pullMessages(deps, entry, { ...options, concurrency }, ({ open, ack, fail }) => {
+    const handleBatch = async (batch: ConsumeContext<ParsedOf<E>>[]) => {
+      try {
+        await handler(batch);
+        for (const { msg } of batch) ack(msg);
+      } catch (err) {
+        await Promise.all(batch.map(({ msg }) => fail(msg, err)));
+      }
+    };
+    const collect = collector(maxBatch, options.batchIntervalMs ?? 10, handleBatch);
+    return async (msg) => {
+      const ctx = await open(msg);
+      if (ctx) await collect(ctx);
+    };
+  });
+}
+
+/**
+ * Groups items into batches of at most `max`, each closed `intervalMs` after its first item; the
+ * promise an item gets settles once `run` finished with its batch.
+ */
+function collector<T>(
+  max: number,
+  intervalMs: number,
+  run: (batch: T[]) => Promise<void>,
+): (item: T) => Promise<void> {
+  let filling: { items: T[]; close(): void; done: Promise<void> } | undefined;
+  return (item) => {
+    if (!filling) {
+      const items: T[] = [];
+      let closed = () => {};
+      const done = new Promise<void>((resolve) => {
+        closed = resolve;
+      }).then(() => run(items));
+      const timer = setTimeout(() => batch.close(), intervalMs);
+      const batch = {
+        items,
+        done,
+        close: () => {
+          clearTimeout(timer);
+          if (filling === batch) filling = undefined;
+          closed();
+        },
+      };
+      filling = batch;
+    }
+    const batch = filling;
+    batch.items.push(item);
+    if (batch.items.length >= max) batch.close();
+    return batch.done;
+  };
+}
+
+/** What `consume` and `consumeBatches` do with each message, whoever calls the handler. */
+interface Deliveries<T> {
+  /** The message's context, or undefined once an unreadable message went to the dead letters. */
+  open(msg: JsMsg): Promise<ConsumeContext<T> | undefined>;
+  ack(msg: JsMsg): void;
+  /** Redelivers after a backoff while retrying can help and deliveries remain, else dead-letters. */
+  fail(msg: JsMsg, err: unknown): Promise<void>;
+}
+
+/**
+ * The pull loop both consumers share: it pulls no more than `concurrency` messages to hold at once and
+ * gives each to the function `start` makes, whose promise settles once the message was settled.
+ */
+async function pullMessages<E extends CatalogEntry>(
+  deps: ConsumeDeps,
+  entry: E,
+  options: ConsumeOptions,
+  start: (deliveries: Deliveries<ParsedOf<E>>) => (msg: JsMsg) => Promise<void>,
 ): Promise<void> {
   const spec: ConsumerSpec | undefined = entry.consumer;
   if (!spec) {
@@ -139,30 +258,32 @@ export async function consume<E extends CatalogEntry>(
     }
   };
 
-  const handle = async (msg: JsMsg): Promise<void> => {
-    const parsed = parseMessage(msg, entry);
-    if (!parsed.ok) return deadLetter(msg, "invalid_message", parsed.error);
-    try {
-      await context.with(extractTraceContext(msg.headers), () =>
-        handler({
-          // Parsed by this entry's own schema; zod's result type is not carried through the generic.
-          data: parsed.data as ParsedOf<E>,
-          subject: msg.subject,
-          headers: msg.headers,
-          deliveryCount: msg.info.deliveryCount,
-          msg,
-          working: () => settle("extend", () => msg.working()),
-        }),
-      );
-      settle("ack", () => msg.ack());
-    } catch (err) {
+  const dispatch = start({
+    open: async (msg) => {
+      const parsed = parseMessage(msg, entry);
+      if (!parsed.ok) {
+        await deadLetter(msg, "invalid_message", parsed.error);
+        return undefined;
+      }
+      return {
+        // Parsed by this entry's own schema; zod's result type is not carried through the generic.
+        data: parsed.data as ParsedOf<E>,
+        subject: msg.subject,
+        headers: msg.headers,
+        deliveryCount: msg.info.deliveryCount,
+        msg,
+        working: () => settle("extend", () => msg.working()),
+      };
+    },
+    ack: (msg) => settle("ack", () => msg.ack()),
+    fail: async (msg, err) => {
       const error = asWakeloopError(err);
       if (!error.retryable) return deadLetter(msg, "handler_rejected", error.toBusError());
       if (msg.info.deliveryCount >= spec.maxDeliver)
         return deadLetter(msg, "retries_exhausted", error.toBusError());
       settle("nak", () => msg.nak(retryDelayMs(msg.info.deliveryCount)));
-    }
-  };
+    },
+  });
 
   const inflight = new Set<Promise<void>>();
   // The loop's one wait for room: a handler finishing, `ms` passing or the abort ends it. Racing the
@@ -209,7 +330,7 @@ export async function consume<E extends CatalogEntry>(
             settle("nak", () => msg.nak());
             continue;
           }
-          const task: Promise<void> = handle(msg).finally(() => {
+          const task: Promise<void> = dispatch(msg).finally(() => {
             inflight.delete(task);
             roomMade?.();
           });

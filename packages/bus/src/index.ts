@@ -15,7 +15,15 @@ export {
   withConsumer,
 } from "./catalog";
 export { type Bus, type ConnectBusOptions, connectBus, type NatsCredentials } from "./connect";
-export { type ConsumeContext, type ConsumeHandler, type ConsumeOptions, consume } from "./consume";
+export {
+  type ConsumeBatchHandler,
+  type ConsumeBatchOptions,
+  type ConsumeContext,
+  type ConsumeHandler,
+  type ConsumeOptions,
+  consume,
+  consumeBatches,
+} from "./consume";
 export {
   type ControlSubscription,
   publishControl,
