@@ -1,3 +1,4 @@
+import type { WakeJob } from "@wakeloop/contracts";
 import { cleanupPrefix, testNatsUrl, testPrefix } from "@wakeloop/testing";
 import type { CatalogOptions } from "./catalog";
 import { type Bus, connectBus } from "./connect";
@@ -23,4 +24,15 @@ export async function until<T>(probe: () => T | Promise<T>, timeoutMs = 10_000):
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** The `n`th wake job of one test tenant, each of its own session. */
+export function testWakeJob(n: number): WakeJob {
+  return {
+    wake_id: `wake_${n}`,
+    tenant_id: "tnt_1",
+    session_id: `sesn_${n}`,
+    attempt: 1,
+    reason: "user_message",
+  };
 }

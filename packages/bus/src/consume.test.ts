@@ -3,10 +3,10 @@ import { context } from "@opentelemetry/api";
 import { type SessionEvent, type WakeJob, WakeloopError } from "@wakeloop/contracts";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { closeTestBus, openTestBus, until } from "./bus-test-fixture";
-import { withConsumer } from "./catalog";
+import { closeTestBus, openTestBus, testWakeJob, until } from "./bus-test-fixture";
+import { WAKE_CONSUMER, withConsumer } from "./catalog";
 import type { Bus } from "./connect";
-import type { ConsumeHandler, ConsumeOptions } from "./consume";
+import type { ConsumeBatchHandler, ConsumeHandler, ConsumeOptions } from "./consume";
 import { DeadLetter } from "./dead-letter";
 import { ensureConsumer } from "./ensure-streams";
 import { activeTraceId, fakeSpanContext, installTestPropagation } from "./otel-test-setup";
@@ -14,16 +14,6 @@ import { encodeJson } from "./publish";
 
 const ACK_WAIT_MS = 1_000;
 const MAX_DELIVER = 3;
-
-function job(n: number): WakeJob {
-  return {
-    wake_id: `wake_${n}`,
-    tenant_id: "tnt_1",
-    session_id: `sesn_${n}`,
-    attempt: 1,
-    reason: "user_message",
-  };
-}
 
 let bus: Bus;
 let stop: AbortController;
@@ -60,6 +50,30 @@ async function deadLetters(): Promise<DeadLetter[]> {
   return letters;
 }
 
+function startConsumingBatches(handler: ConsumeBatchHandler<WakeJob>, maxBatch: number) {
+  running.push(
+    bus.consumeBatches(bus.catalog.wakes, handler, {
+      concurrency: 64,
+      maxBatch,
+      batchIntervalMs: 100,
+      signal: stop.signal,
+      retryDelayMs: () => 100,
+      pullExpiresMs: 2_000,
+    }),
+  );
+}
+
+const publishJobs = (numbers: number[]) =>
+  Promise.all(
+    numbers.map((n) =>
+      bus.publish(bus.catalog.wakes, ["tnt_1", `sesn_${n}`], testWakeJob(n), { msgId: `wake_${n}` }),
+    ),
+  );
+
+const range = (count: number) => Array.from({ length: count }, (_, n) => n + 1);
+
+const wakeConsumerInfo = () => bus.jsm.consumers.info(bus.catalog.wakes.stream.name, WAKE_CONSUMER);
+
 beforeAll(() => installTestPropagation());
 
 beforeEach(async () => {
@@ -80,16 +94,18 @@ describe("publish and consume", () => {
     startConsuming(async ({ data }) => {
       received.push(data);
     });
-    const ack = await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    const ack = await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], testWakeJob(1), {
+      msgId: "wake_1",
+    });
     expect(ack.stream).toBe(bus.catalog.wakes.stream.name);
     await until(() => received.length === 1);
-    expect(received).toEqual([job(1)]);
+    expect(received).toEqual([testWakeJob(1)]);
     // Work-queue retention removes a message once it is acked.
     await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
   });
 
   it("refuses to publish a payload that does not match the schema", async () => {
-    const bad = { ...job(1), attempt: 0 };
+    const bad = { ...testWakeJob(1), attempt: 0 };
     await expect(
       bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], bad, { msgId: "x" }),
     ).rejects.toMatchObject({
@@ -157,7 +173,7 @@ describe("publish and consume", () => {
       if (deliveryCount === 1) await firstHeld;
       else releaseFirst();
     }, 2);
-    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], testWakeJob(1), { msgId: "wake_1" });
     await until(() => deliveries.length === 2);
     const [first, second] = deliveries;
     expect(second?.count).toBe(2);
@@ -174,7 +190,7 @@ describe("publish and consume", () => {
         await new Promise((resolve) => setTimeout(resolve, 300));
       }
     }, 2);
-    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], testWakeJob(1), { msgId: "wake_1" });
     await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
     await new Promise((resolve) => setTimeout(resolve, ACK_WAIT_MS + 200));
     expect(deliveries).toEqual([1]);
@@ -186,7 +202,7 @@ describe("publish and consume", () => {
       deliveries.push(deliveryCount);
       throw new WakeloopError("model_overloaded", "try later", { retryable: true });
     });
-    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], testWakeJob(1), { msgId: "wake_1" });
     const [letter] = await until(async () => {
       const letters = await deadLetters();
       return letters.length > 0 ? letters : undefined;
@@ -198,7 +214,7 @@ describe("publish and consume", () => {
       delivery_count: MAX_DELIVER,
       subject: `${bus.subjects.prefix}.wake.tnt_1.sesn_1`,
     });
-    expect(JSON.parse(letter?.data ?? "")).toEqual(job(1));
+    expect(JSON.parse(letter?.data ?? "")).toEqual(testWakeJob(1));
     await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
   });
 
@@ -208,7 +224,7 @@ describe("publish and consume", () => {
       deliveries.push(deliveryCount);
       if (deliveryCount === 1) throw new Error("connection reset");
     });
-    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], testWakeJob(1), { msgId: "wake_1" });
     await until(
       async () => deliveries.length === 2 && (await storedCount(bus.catalog.wakes.stream.name)) === 0,
     );
@@ -222,7 +238,7 @@ describe("publish and consume", () => {
       deliveries.push(deliveryCount);
       throw new WakeloopError("session_not_found", "gone", { details: { session_id: "sesn_1" } });
     });
-    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], testWakeJob(1), { msgId: "wake_1" });
     const [letter] = await until(async () => {
       const letters = await deadLetters();
       return letters.length > 0 ? letters : undefined;
@@ -272,7 +288,7 @@ describe("publish and consume", () => {
     startConsuming(async () => void traceIds.push(activeTraceId()));
     const { ctx, span } = fakeSpanContext();
     await context.with(ctx, () =>
-      bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" }),
+      bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], testWakeJob(1), { msgId: "wake_1" }),
     );
     await until(() => traceIds.length === 1);
     expect(traceIds).toEqual([span.traceId]);
@@ -291,7 +307,7 @@ describe("publish and consume", () => {
     }, 3);
     await Promise.all(
       Array.from({ length: 12 }, (_, n) =>
-        bus.publish(bus.catalog.wakes, ["tnt_1", `sesn_${n}`], job(n), { msgId: `wake_${n}` }),
+        bus.publish(bus.catalog.wakes, ["tnt_1", `sesn_${n}`], testWakeJob(n), { msgId: `wake_${n}` }),
       ),
     );
     await until(() => done === 12);
@@ -317,7 +333,7 @@ describe("publish and consume", () => {
     );
     await Promise.all(
       [1, 2, 3].map((n) =>
-        bus.publish(bus.catalog.wakes, ["tnt_1", `sesn_${n}`], job(n), { msgId: `wake_${n}` }),
+        bus.publish(bus.catalog.wakes, ["tnt_1", `sesn_${n}`], testWakeJob(n), { msgId: `wake_${n}` }),
       ),
     );
     await until(() => asked >= 5);
@@ -351,7 +367,7 @@ describe("publish and consume", () => {
     allowed = false;
     await Promise.all(
       [1, 2, 3, 4, 5].map((n) =>
-        bus.publish(bus.catalog.wakes, ["tnt_1", `sesn_${n}`], job(n), { msgId: `wake_${n}` }),
+        bus.publish(bus.catalog.wakes, ["tnt_1", `sesn_${n}`], testWakeJob(n), { msgId: `wake_${n}` }),
       ),
     );
     // The pull opened while allowed takes two; then the refusal holds the other three back.
@@ -370,15 +386,105 @@ describe("publish and consume", () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       finished += 1;
     });
-    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], job(1), { msgId: "wake_1" });
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_1"], testWakeJob(1), { msgId: "wake_1" });
     await until(() => started.length === 1);
     stop.abort();
     await Promise.all(running);
     expect(finished).toBe(1);
-    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_2"], job(2), { msgId: "wake_2" });
+    await bus.publish(bus.catalog.wakes, ["tnt_1", "sesn_2"], testWakeJob(2), { msgId: "wake_2" });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(started).toEqual([1]);
     // The first was acked before the consumer stopped; the second waits for the next worker.
     expect(await storedCount(bus.catalog.wakes.stream.name)).toBe(1);
+  });
+});
+
+describe("consumeBatches", () => {
+  it("hands the messages over in few batches of at most maxBatch and acks each once", async () => {
+    await publishJobs(range(40));
+    const batches: { wakeId: string; deliveryCount: number }[][] = [];
+    startConsumingBatches(async (batch) => {
+      batches.push(batch.map(({ data, deliveryCount }) => ({ wakeId: data.wake_id, deliveryCount })));
+    }, 16);
+    await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
+    expect(batches.map((batch) => batch.length)).toEqual([16, 16, 8]);
+    const handled = batches.flat();
+    expect(handled.map(({ wakeId }) => wakeId).sort()).toEqual(
+      range(40)
+        .map((n) => `wake_${n}`)
+        .sort(),
+    );
+    expect(handled.every(({ deliveryCount }) => deliveryCount === 1)).toBe(true);
+    // Past the ack wait: nothing comes back.
+    await new Promise((resolve) => setTimeout(resolve, ACK_WAIT_MS + 200));
+    expect(batches.flat()).toHaveLength(40);
+    expect(await wakeConsumerInfo()).toMatchObject({ num_ack_pending: 0, num_redelivered: 0 });
+  });
+
+  it("collects the messages that arrive within the interval of the first into one batch", async () => {
+    const batches: string[][] = [];
+    startConsumingBatches(async (batch) => void batches.push(batch.map(({ data }) => data.wake_id)), 64);
+    await publishJobs([1]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await publishJobs([2, 3]);
+    await until(() => batches.flat().length === 3);
+    expect(batches).toEqual([["wake_1", "wake_2", "wake_3"]]);
+  });
+
+  it("redelivers every message of a batch whose handler failed", async () => {
+    await publishJobs(range(5));
+    const batches: { wakeId: string; deliveryCount: number }[][] = [];
+    startConsumingBatches(async (batch) => {
+      batches.push(batch.map(({ data, deliveryCount }) => ({ wakeId: data.wake_id, deliveryCount })));
+      if (batches.length === 1)
+        throw new WakeloopError("db_unavailable", "Postgres away", { retryable: true });
+    }, 16);
+    await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
+    const [failed, ...retried] = batches;
+    expect(failed?.map(({ wakeId }) => wakeId).sort()).toEqual(range(5).map((n) => `wake_${n}`));
+    expect(
+      retried
+        .flat()
+        .map(({ wakeId, deliveryCount }) => `${wakeId}#${deliveryCount}`)
+        .sort(),
+    ).toEqual(range(5).map((n) => `wake_${n}#2`));
+    expect(await deadLetters()).toEqual([]);
+  });
+
+  it("dead-letters each message of a batch its handler rejected for good", async () => {
+    await publishJobs([1, 2]);
+    let calls = 0;
+    startConsumingBatches(async () => {
+      calls += 1;
+      throw new WakeloopError("session_not_found", "gone");
+    }, 16);
+    const letters = await until(async () => {
+      const all = await deadLetters();
+      return all.length === 2 ? all : undefined;
+    });
+    expect(letters.map((letter) => letter.reason)).toEqual(["handler_rejected", "handler_rejected"]);
+    expect(letters.map((letter) => JSON.parse(letter.data).wake_id).sort()).toEqual(["wake_1", "wake_2"]);
+    await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
+    expect(calls).toBe(1);
+  });
+
+  it("dead-letters an invalid message and hands the valid rest of its batch over", async () => {
+    await publishJobs([1]);
+    const raw = { wake_id: "wake_bad", tenant_id: "tnt_1", session_id: "sesn_bad", attempt: "first" };
+    await bus.js.publish(bus.subjects.wake("tnt_1", "sesn_bad"), encodeJson(raw), { msgID: "raw_1" });
+    await publishJobs([2]);
+    const batches: string[][] = [];
+    startConsumingBatches(async (batch) => void batches.push(batch.map(({ data }) => data.wake_id)), 16);
+    const [letter] = await until(async () => {
+      const all = await deadLetters();
+      return all.length === 1 ? all : undefined;
+    });
+    expect(letter).toMatchObject({
+      reason: "invalid_message",
+      error: { code: "bus_invalid_message", retryable: false },
+    });
+    expect(JSON.parse(letter?.data ?? "")).toEqual(raw);
+    await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
+    expect(batches).toEqual([["wake_1", "wake_2"]]);
   });
 });
