@@ -137,6 +137,23 @@ describe("scheduleWake", () => {
     expect(released[0]?.session_id).not.toBe(otherRunning.session_id);
   });
 
+  it("commits its wake without waiting while another claim holds the tenant's lock", async () => {
+    const seeded = await seedAgent(testDb.db);
+    const [first, second] = [await seedSession(testDb.db, seeded), await seedSession(testDb.db, seeded)];
+    if (!first || !second) throw new Error("two sessions were seeded");
+    const input = { tenantId: seeded.tenantId, reason: "user_message", maxInFlight: 10 } as const;
+    const waiting = await testDb.db.transaction().execute(async (trx) => {
+      // This opener took the lock and has not committed: the second opener does not wait for it.
+      expect((await scheduleWake(trx, { ...input, sessionId: first.id })).held).toBe(false);
+      const opened = await scheduleWake(testDb.db, { ...input, sessionId: second.id });
+      expect(opened).toMatchObject({ claimed: [], held: true });
+      expect(await sessionAwaitingWake(testDb.db, seeded.tenantId, second.id)).toBeNull();
+      return opened.opened;
+    });
+    const again = await claimWakesToPublish(testDb.db, { tenantId: seeded.tenantId, maxInFlight: 10 });
+    expect(again.map((wake) => wake.id)).toEqual([waiting?.id]);
+  });
+
   it("claims nothing for a tenant that holds no wake, even with room", async () => {
     const seeded = await seedAgent(testDb.db);
     const { opened } = await schedule(seeded, 5);

@@ -31,16 +31,17 @@ export interface ScheduledWake {
   /** The tenant's wakes this call marked published, for the caller to publish. */
   claimed: QueuedWakeJob[];
   /**
-   * The opened wake is held (its tenant had no room): once this call's transaction has committed, the
-   * caller claims again (`claimWakesToPublish`), since a wake that ended meanwhile may not have seen it
-   * (migration 0034 has the reasoning).
+   * The opened wake is held (its tenant had no room, or another claim had its tenant's lock): once this
+   * call's transaction has committed, the caller claims again (`claimWakesToPublish`), since a wake that
+   * ended meanwhile, or that other claim, may not have seen it (migration 0034 has the reasoning).
    */
   held: boolean;
 }
 
 /**
- * Opens a queued wake unless the session has an open one and, when it opened one, claims what its
- * tenant may publish now (`claimWakesToPublish`): one round trip (`wl_open_wake`).
+ * Opens a queued wake unless the session has an open one and, when it opened one and its tenant's
+ * dispatch lock is free, claims what its tenant may publish now (`claimWakesToPublish`): one round trip
+ * (`wl_open_wake`).
  */
 export async function scheduleWake(db: Kysely<Database>, input: ScheduleWakeInput): Promise<ScheduledWake> {
   const id = newId("wake");

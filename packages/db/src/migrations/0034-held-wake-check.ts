@@ -19,6 +19,14 @@ import { runStatements } from "./run-statements";
  * W and claims under the lock as before. A crash between the commit and the second claim leaves W to
  * the periodic pass (`wl_tenants_with_held_wakes`), as before.
  *
+ * `wl_open_wake` claims only if it gets the lock at once (`pg_try_advisory_xact_lock`); else it
+ * returns its wake as held, for the same second claim after its commit. Waiting for the lock kept the
+ * new wake uncommitted meanwhile: the orchestrator, reached by the event through the relay, found no
+ * open wake, opened one itself and waited on the gateway's uncommitted row, for nothing (0.7-0.8 of
+ * the orchestrator's checks did, 200 sessions at once). Now the wake commits at once, and its opener
+ * waits for the lock in the second claim, which finds nothing to do when another claim under the
+ * lock has already published it (one claim publishes every held wake it has room for).
+ *
  * `wl_session_awaiting_wake` is `wl_session` (0011) for a session with no open wake, nothing when one
  * is open: the orchestrator asks it when an event reaches it and opens a wake (`wl_open_wake`) only
  * when the session needs one and has none, where it read the session and then called `wl_open_wake`
@@ -58,6 +66,21 @@ function claimWakes(heldCheck: string): string {
     $$`;
 }
 
+function openWake(claim: string): string {
+  return `CREATE OR REPLACE FUNCTION wl_open_wake(p_tenant text, p_session text, p_wake text, p_reason text,
+        p_due_at timestamptz, p_max_in_flight integer)
+      RETURNS TABLE (opened boolean, wake jsonb)
+      LANGUAGE plpgsql VOLATILE SET search_path = public, pg_temp AS $$
+      BEGIN
+        ${SCOPE}
+        INSERT INTO wakes (id, tenant_id, session_id, status, reason, attempt, due_at)
+          VALUES (p_wake, p_tenant, p_session, 'queued', p_reason, 1, p_due_at)
+          ON CONFLICT (session_id) WHERE status IN ('queued', 'running') DO NOTHING;
+        IF NOT FOUND THEN RETURN; END IF;${claim}
+      END
+    $$`;
+}
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, [
     "CREATE INDEX wakes_tenant_held_idx ON wakes (tenant_id) WHERE status = 'queued' AND published_at IS NULL",
@@ -65,6 +88,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         IF NOT EXISTS (SELECT 1 FROM wakes h
             WHERE h.tenant_id = p_tenant AND h.status = 'queued' AND h.published_at IS NULL) THEN
           RETURN;
+        END IF;`),
+    // The lock, taken here, is taken again by wl_claim_wakes: the same session holds it twice.
+    openWake(`
+        RETURN QUERY SELECT true, NULL::jsonb;
+        IF pg_try_advisory_xact_lock(hashtextextended('wl.wake_dispatch.' || p_tenant, 0)) THEN
+          RETURN QUERY SELECT false, to_jsonb(c) FROM wl_claim_wakes(p_tenant, p_max_in_flight) c;
         END IF;`),
     `CREATE FUNCTION wl_session_awaiting_wake(p_tenant text, p_session text) RETURNS SETOF sessions
       LANGUAGE plpgsql VOLATILE SET search_path = public, pg_temp AS $$
@@ -81,6 +110,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, [
     "DROP FUNCTION wl_session_awaiting_wake(text, text)",
+    openWake(`
+        RETURN QUERY SELECT true, NULL::jsonb
+          UNION ALL SELECT false, to_jsonb(c) FROM wl_claim_wakes(p_tenant, p_max_in_flight) c;`),
     claimWakes(""),
     "DROP INDEX wakes_tenant_held_idx",
   ]);
