@@ -97,8 +97,8 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
     const workerDenied = violations(worker);
 
     // The gateway may publish wake jobs (of the wakes it opens with a client's events; a job only points
-    // at a wake row), but it cannot forge the agent's or the session's events (its own user events it
-    // may publish early), nor take the sandbox service's requests, nor read others' replies.
+    // at a wake row), but it cannot publish events, not even user events (they come from the relay),
+    // nor take the sandbox service's requests, nor read others' replies.
     gateway.nc.publish(gateway.subjects.evt("tnt_x", "sess_x", "agent.message"), "{}");
     gateway.nc.publish(gateway.subjects.evt("tnt_x", "sess_x", "session.status_idle"), "{}");
     gateway.nc.publish(gateway.subjects.evt("tnt_x", "sess_x", "user.message"), "{}");
@@ -108,6 +108,7 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
       .toEqual([
         gateway.subjects.evt("tnt_x", "sess_x", "agent.message"),
         gateway.subjects.evt("tnt_x", "sess_x", "session.status_idle"),
+        gateway.subjects.evt("tnt_x", "sess_x", "user.message"),
       ]);
     expect(await canSubscribe(gateway, gateway.subjects.svc("sandbox", "exec"))).toBe(false);
     expect(await canSubscribe(gateway, "_INBOX_orchestrator.>")).toBe(false);
@@ -173,9 +174,8 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
       return response.body;
     };
     try {
-      // A sandbox tool (harness → runner service), an approval (gateway's early publish, orchestrator's
-      // wake job, worker's pull), an interrupt (gateway → worker control), then the session is archived
-      // (orchestrator → runner release).
+      // A sandbox tool (harness → runner service), an approval (gateway's wake job, worker's pull), an
+      // interrupt (gateway → worker control), then the session is archived (orchestrator → runner release).
       const environment = await post("/v1/environments", { name: "nats-auth", config: { memory_mb: 256 } });
       const agent = await post("/v1/agents", {
         name: "nats-auth",

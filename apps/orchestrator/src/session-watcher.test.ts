@@ -148,6 +148,40 @@ describe("watchSessions", () => {
     expect(await jobIds()).toEqual([`${wake.id}:1`]);
   });
 
+  it("holds a wake past the tenant's limit and publishes it when one of the tenant's wakes ends", async () => {
+    const hi = [{ type: "user.message", content: [{ type: "text", text: "hi" }] }] satisfies NewEvent[];
+    const sessions = [];
+    // The watcher's limit is 10 wakes in flight per tenant.
+    for (let index = 0; index < 11; index++) sessions.push((await seedSession(database.db, seeded)).id);
+    for (const sessionId of sessions) await deliver(await commit(sessionId, hi));
+    const opened = await Promise.all(sessions.map(async (id) => (await wakes(id))[0]));
+    const [first] = opened;
+    const held = opened[10];
+    if (first === undefined || held === undefined) throw new Error("every session has a wake");
+    expect(held.published_at).toBeNull();
+    expect(await jobIds()).toHaveLength(10);
+
+    const lease = await acquireLease(database.db, {
+      tenantId: seeded.tenantId,
+      sessionId: first.session_id,
+      wakeId: first.id,
+      workerId: "w",
+      ttlMs: 30_000,
+    });
+    const epoch = lease?.epoch ?? 0;
+    await deliver(
+      await append(database.db, {
+        tenantId: seeded.tenantId,
+        sessionId: first.session_id,
+        events: [{ type: "session.status_idle", stop_reason: { type: "end_turn" } }],
+        fence: epoch,
+        finishWake: { wakeId: first.id, epoch, status: "completed" },
+      }),
+    );
+    expect((await wakes(held.session_id))[0]?.published_at).toBeInstanceOf(Date);
+    expect(await jobIds()).toContain(`${held.id}:1`);
+  });
+
   it("settles the calls of an idle session that the user interrupts", async () => {
     const session = await seedSession(database.db, seeded);
     const call = newId("event");

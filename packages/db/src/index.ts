@@ -213,7 +213,9 @@ export {
   type OpenWakeInput,
   openWake,
   type QueuedWakeJob,
+  type ScheduledWake,
   type ScheduleWakeInput,
   scheduleWake,
+  sessionAwaitingWake,
   staleQueuedWakes,
 } from "./wakes";

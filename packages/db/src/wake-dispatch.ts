@@ -11,8 +11,10 @@ export interface ClaimWakesInput {
  * Marks as published the oldest held wakes of a tenant, as many as its in-flight limit has room for,
  * and returns them, oldest first, for the caller to publish: one call of `wl_claim_wakes`, which
  * counts and marks under a per-tenant advisory lock, so any number of orchestrator replicas together
- * never go past the limit. A wake marked here whose publish is then lost is republished by the
- * sweeper; it keeps its place.
+ * never go past the limit. A tenant that holds no wake gets nothing at once, without the lock (the
+ * common case after a wake ends); an opener whose wake was held claims again after its commit, so that
+ * check strands nothing (migration 0034). A wake marked here whose publish is then lost is republished
+ * by the sweeper; it keeps its place.
  */
 export async function claimWakesToPublish(db: Kysely<Database>, input: ClaimWakesInput): Promise<WakeRow[]> {
   const { rows } =

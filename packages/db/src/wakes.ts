@@ -1,6 +1,7 @@
 import type { WakeReason } from "@wakeloop/contracts";
-import { type Kysely, sql } from "kysely";
-import type { Database, WakeRow } from "./database";
+import { type Kysely, type Selectable, sql } from "kysely";
+import type { Database, SessionsTable, WakeRow } from "./database";
+import { type SessionRow, sessionFromRow } from "./event-rows";
 import { newId } from "./ids";
 
 export interface OpenWakeInput {
@@ -24,20 +25,30 @@ export interface ScheduleWakeInput extends OpenWakeInput {
   maxInFlight: number;
 }
 
+export interface ScheduledWake {
+  /** The wake opened; null when the session already had an open wake. */
+  opened: QueuedWakeJob | null;
+  /** The tenant's wakes this call marked published, for the caller to publish. */
+  claimed: QueuedWakeJob[];
+  /**
+   * The opened wake is held (its tenant had no room, or another claim had its tenant's lock): once this
+   * call's transaction has committed, the caller claims again (`claimWakesToPublish`), since a wake that
+   * ended meanwhile, or that other claim, may not have seen it (migration 0034 has the reasoning).
+   */
+  held: boolean;
+}
+
 /**
- * Opens a queued wake unless the session has an open one and, when it opened one, claims what its
- * tenant may publish now (`claimWakesToPublish`): one round trip (`wl_open_wake`). `opened` is null
- * when the session already had an open wake.
+ * Opens a queued wake unless the session has an open one and, when it opened one and its tenant's
+ * dispatch lock is free, claims what its tenant may publish now (`claimWakesToPublish`): one round trip
+ * (`wl_open_wake`).
  */
-export async function scheduleWake(
-  db: Kysely<Database>,
-  input: ScheduleWakeInput,
-): Promise<{ opened: QueuedWakeJob | null; claimed: QueuedWakeJob[] }> {
+export async function scheduleWake(db: Kysely<Database>, input: ScheduleWakeInput): Promise<ScheduledWake> {
   const id = newId("wake");
   const { rows } = await sql<{ opened: boolean; wake: QueuedWakeJob | null }>`SELECT * FROM wl_open_wake(
     ${input.tenantId}, ${input.sessionId}, ${id}, ${input.reason}, ${input.dueAt ?? new Date()}::timestamptz,
     ${input.maxInFlight}::integer)`.execute(db);
-  if (rows.length === 0) return { opened: null, claimed: [] };
+  if (rows.length === 0) return { opened: null, claimed: [], held: false };
   const claimed = rows.flatMap((row) =>
     row.wake === null
       ? []
@@ -58,7 +69,24 @@ export async function scheduleWake(
     attempt: 1,
     reason: input.reason,
   };
-  return { opened, claimed };
+  return { opened, claimed, held: !claimed.some((job) => job.id === id) };
+}
+
+/**
+ * The session when it has no open wake (queued or running), null when it has one or does not exist:
+ * whether it still needs a wake is then the reducer's `wakeReason` of its state. One round trip
+ * (`wl_session_awaiting_wake`), so an event whose wake is already open costs one read.
+ */
+export async function sessionAwaitingWake(
+  db: Kysely<Database>,
+  tenantId: string,
+  sessionId: string,
+): Promise<SessionRow | null> {
+  const { rows } = await sql<
+    Selectable<SessionsTable>
+  >`SELECT * FROM wl_session_awaiting_wake(${tenantId}, ${sessionId})`.execute(db);
+  const [row] = rows;
+  return row === undefined ? null : sessionFromRow(row);
 }
 
 /** A queued wake the sweeper republishes: the fields of its job, nothing else. */

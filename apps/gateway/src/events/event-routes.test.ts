@@ -265,6 +265,20 @@ describe("the wake a client's events need", () => {
     expect(await wakesOf(sessionId)).toHaveLength(1);
   });
 
+  it("is the only thing published: the events reach the stream through the outbox relay alone", async () => {
+    // This fixture runs no relay, so what the stream holds of the session is what the gateway sent.
+    const sessionId = await newSession();
+    const { events } = PostEventsResponse.parse((await post(sessionId, [message("wake up")])).body);
+    await expect.poll(() => publishedJob(gw.tenant.id, sessionId), { timeout: 5_000 }).not.toBeNull();
+    const stream = await gw.bus.jsm.streams.info(gw.bus.catalog.events.stream.name, {
+      subjects_filter: gw.bus.subjects.sessionEvents(gw.tenant.id, sessionId),
+    });
+    expect(stream.state.subjects ?? {}).toEqual({});
+    const ids = events.map((event) => event.id);
+    const outbox = await gw.db.selectFrom("outbox").select("msg_id").where("msg_id", "in", ids).execute();
+    expect(outbox.map((row) => row.msg_id)).toEqual(ids);
+  });
+
   it("is not opened for events that need none", async () => {
     const sessionId = await newSession();
     expect((await post(sessionId, [{ type: "user.interrupt" }])).status).toBe(202);

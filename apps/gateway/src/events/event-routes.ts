@@ -6,7 +6,7 @@ import { requireSession } from "../sessions/session-store";
 import { signalWorker } from "../sessions/signal-worker";
 import { idempotencyClaim } from "./idempotency";
 import { postUserEvents } from "./post-user-events";
-import { publishCommitted, publishWakeJobs } from "./publish-committed";
+import { publishWakeJobs } from "./publish-committed";
 
 export function eventRoutes({ db, bus, clock, config }: RouteDeps): Route[] {
   return [
@@ -46,7 +46,6 @@ export function eventRoutes({ db, bus, clock, config }: RouteDeps): Route[] {
         if (result.replayed) reply.header("idempotent-replayed", "true");
         else {
           publishWakeJobs(bus, result.wakeJobs, log);
-          publishCommitted(bus, principal.tenantId, result.events, log);
           signalWorker(bus, result.events, log);
         }
         return { events: result.events };

@@ -10,6 +10,7 @@ import {
   type Appended,
   append,
   appendAt,
+  claimWakesToPublish,
   type Database,
   getSession,
   idleDescendants,
@@ -60,12 +61,23 @@ export async function postUserEvents(
   // An Idempotency-Key's record commits with the events, so only a request without one can skip the
   // transaction.
   const appended = input.idempotency === null ? await appendAtReadHead(db, input) : null;
-  if (appended === null) return lockedPost(db, input);
-  return {
-    events: appended.events,
-    replayed: false,
-    wakeJobs: await openWake(db, input, appended.head.state, appended.agentId),
-  };
+  const posted =
+    appended === null
+      ? await lockedPost(db, input)
+      : {
+          events: appended.events,
+          replayed: false,
+          ...(await openWake(db, input, appended.head.state, appended.agentId)),
+        };
+  const { held, ...result } = posted;
+  if (!held) return result;
+  // The wake waits for room, and is committed now: claim again, as a wake that ended meanwhile may
+  // have missed it (`ScheduledWake.held`).
+  const again = await claimWakesToPublish(db, {
+    tenantId: input.tenantId,
+    maxInFlight: input.maxWakesInFlight,
+  });
+  return { ...result, wakeJobs: [...result.wakeJobs, ...again] };
 }
 
 // Reads of a session that other writers keep moving before the locked path takes over.
@@ -108,13 +120,16 @@ async function appendAtReadHead(
  * The batch appended in one transaction that first locks the session row, together with its
  * idempotency record, its answers routed to sub-sessions and its wake.
  */
-async function lockedPost(db: Kysely<Database>, input: PostUserEventsInput): Promise<PostUserEventsResult> {
+async function lockedPost(
+  db: Kysely<Database>,
+  input: PostUserEventsInput,
+): Promise<PostUserEventsResult & Opened> {
   const { idempotency } = input;
   try {
     return await withTenant(db, input.tenantId, async (trx) => {
       if (idempotency !== null) {
         const recorded = await recordedResponse(trx, input.tenantId, idempotency, PostEventsResponse);
-        if (recorded !== null) return { events: recorded.body.events, replayed: true, wakeJobs: [] };
+        if (recorded !== null) return { events: recorded.body.events, replayed: true, ...NOT_OPENED };
       }
       const { state, agentId } = await lockSession(trx, input.tenantId, input.sessionId);
       // Confirmations the parent does not await may be its sub-sessions' approvals, answered from here.
@@ -138,34 +153,45 @@ async function lockedPost(db: Kysely<Database>, input: PostUserEventsInput): Pro
       if (idempotency !== null) {
         await recordResponse(trx, input.tenantId, idempotency, { statusCode: ACCEPTED, body: { events } });
       }
-      return { events, replayed: false, wakeJobs: await openWake(trx, input, head.state, agentId) };
+      return { events, replayed: false, ...(await openWake(trx, input, head.state, agentId)) };
     });
   } catch (error) {
     // A concurrent request with the same key committed first; our append rolled back with our record.
     if (idempotency !== null && isUniqueViolation(error, "idempotency_keys_pkey")) {
       const recorded = await recordedResponse(db, input.tenantId, idempotency, PostEventsResponse);
-      if (recorded !== null) return { events: recorded.body.events, replayed: true, wakeJobs: [] };
+      if (recorded !== null) return { events: recorded.body.events, replayed: true, ...NOT_OPENED };
     }
     throw error;
   }
 }
 
-/** Opens the wake the appended batch left the session needing, if any; the jobs to publish. */
+/** The jobs to publish of the wake a batch opened, and whether that wake is held (`ScheduledWake`). */
+interface Opened {
+  wakeJobs: WakeJobToPublish[];
+  held: boolean;
+}
+
+const NOT_OPENED: Opened = { wakeJobs: [], held: false };
+
+/** Opens the wake the appended batch left the session needing, if any. */
 async function openWake(
   db: Kysely<Database>,
   input: PostUserEventsInput,
   state: SessionState,
   agentId: string,
-): Promise<WakeJobToPublish[]> {
+): Promise<Opened> {
   const reason = wakeReason(state);
-  if (reason === null) return [];
-  const { claimed } = await scheduleWake(db, {
+  if (reason === null) return NOT_OPENED;
+  const { claimed, held } = await scheduleWake(db, {
     tenantId: input.tenantId,
     sessionId: input.sessionId,
     reason,
     maxInFlight: input.maxWakesInFlight,
   });
-  return claimed.map((job) => (job.session_id === input.sessionId ? { ...job, agent_id: agentId } : job));
+  const wakeJobs = claimed.map((job) =>
+    job.session_id === input.sessionId ? { ...job, agent_id: agentId } : job,
+  );
+  return { wakeJobs, held };
 }
 
 /** Whether a confirmation in the batch answers no action of this session: a sub-session's, maybe. */

@@ -31,6 +31,7 @@ import * as m0030 from "./0030-one-call-step-and-wake-start";
 import * as m0031 from "./0031-agent-sql-reaped-on-archive";
 import * as m0032 from "./0032-event-pipeline-cpu";
 import * as m0033 from "./0033-step-write-cpu";
+import * as m0034 from "./0034-held-wake-check";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -69,4 +70,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0031-agent-sql-reaped-on-archive": m0031,
   "0032-event-pipeline-cpu": m0032,
   "0033-step-write-cpu": m0033,
+  "0034-held-wake-check": m0034,
 };
