@@ -53,7 +53,9 @@ export const NATS_CONTAINER_LABEL = "wakeloop.test.nats";
 
 const SETUP = "bash infra/docker-engine.sh && bash infra/nats-image.sh";
 const READY = "Server is ready";
-const STARTUP_MS = 10_000;
+// A JetStream server recovering its store starts in about a second; under a full CI run on two cores a
+// restart has been seen to take over 10 s before it logs that it serves.
+const STARTUP_MS = 30_000;
 
 async function requireNatsImage(): Promise<ContainerRuntimeClient> {
   let client: ContainerRuntimeClient;
