@@ -28,6 +28,7 @@ function job(n: number): WakeJob {
 }
 
 describe("consume across a NATS restart", () => {
+  // 60 s: the restart alone may take up to the container's startup timeout under a full CI run.
   it("keeps pulling once the connection is back", async () => {
     const stop = new AbortController();
     const handled: string[] = [];
@@ -47,5 +48,5 @@ describe("consume across a NATS restart", () => {
     expect(handled).toEqual(["wake_1", "wake_2"]);
     stop.abort();
     await running;
-  });
+  }, 60_000);
 });
