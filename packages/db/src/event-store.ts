@@ -1,4 +1,10 @@
-import { type EventPayload, type SessionEvent, type SessionState, WakeloopError } from "@wakeloop/contracts";
+import {
+  type EventPayload,
+  type SessionEvent,
+  type SessionState,
+  WakeloopError,
+  type WakeReason,
+} from "@wakeloop/contracts";
 import { reduceSessionState } from "@wakeloop/session-core";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
@@ -8,6 +14,13 @@ import { newId } from "./ids";
 import { readSessionState } from "./json-readers";
 import { isUniqueViolation } from "./pg-errors";
 import { inTransaction } from "./tenant-scope";
+import {
+  NOT_SCHEDULED,
+  type OpenWakeRow,
+  type QueuedWakeJob,
+  type ScheduledWake,
+  scheduledWake,
+} from "./wakes";
 
 /** An event to append: its payload, plus envelope fields the caller may choose. */
 export type NewEvent = EventPayload & { id?: string; wake_id?: string | null; trace_id?: string | null };
@@ -85,12 +98,25 @@ export interface AppendInput {
     epoch: number;
     status: Extract<WakeStatus, "completed" | "failed" | "cancelled">;
   };
+  /**
+   * Opens the wake the append leaves the session needing, in the same statement once the append
+   * passed its checks (`wl_append_open_wake`, migration 0035), as `scheduleWake` opens it: the
+   * session's wake is never missing between the events' commit and its own.
+   */
+  openWake?: {
+    /** The reason to wake the session as the append leaves it (folded again on a moved head); null: none. */
+    reasonFor(state: SessionState): WakeReason | null;
+    /** The tenant's limit of wakes in flight, as for `scheduleWake`. */
+    maxInFlight: number;
+  };
 }
 
 export interface Appended {
   events: SessionEvent[];
   /** The session as this append left it. */
   head: SessionHead;
+  /** The wake `openWake` opened and the jobs it claimed (`scheduleWake`'s answer). */
+  wake: ScheduledWake;
 }
 
 // Optimistic attempts before a writer takes the session row's lock for its next attempt: a session
@@ -115,7 +141,9 @@ export function appendAt(
   db: Kysely<Database>,
   input: AppendInput & { head: SessionHead },
 ): Promise<Appended> {
-  return writesNothing(input) ? Promise.resolve({ events: [], head: input.head }) : write(db, input);
+  return writesNothing(input)
+    ? Promise.resolve({ events: [], head: input.head, wake: NOT_SCHEDULED })
+    : write(db, input);
 }
 
 function writesNothing(input: AppendInput): boolean {
@@ -133,8 +161,12 @@ async function write(db: Kysely<Database>, input: AppendInput): Promise<Appended
   let head = input.head;
   for (let attempt = 1; ; attempt++) {
     const folded = head === undefined ? null : fold(head, envelopes, input.sessionId, now);
-    const answer = await callAppend(db, input, folded, now);
-    if (answer.outcome === "appended" && folded !== null) return { events: folded.events, head: folded.head };
+    const wake = folded === null ? null : wakeToOpen(input, folded.head.state);
+    const answer = await callAppend(db, input, folded, wake, now);
+    if (answer.outcome === "appended" && folded !== null) {
+      const scheduled = wake === null ? NOT_SCHEDULED : scheduledWake(answer.wakes ?? [], wake);
+      return { events: folded.events, head: folded.head, wake: scheduled };
+    }
     if (answer.outcome === "not_found") {
       throw new WakeloopError("session_not_found", `session ${input.sessionId} does not exist`, {
         details: { session_id: input.sessionId },
@@ -204,17 +236,29 @@ function fold(
   return { events, head: { lastSeq: state.last_seq, state }, consumedUpTo };
 }
 
+/** The wake an append opens, for the reason the state it folded gives. */
+type WakeToOpen = Omit<QueuedWakeJob, "attempt">;
+
+function wakeToOpen(input: AppendInput, state: SessionState): WakeToOpen | null {
+  const reason = input.openWake?.reasonFor(state) ?? null;
+  if (reason === null) return null;
+  return { id: newId("wake"), tenant_id: input.tenantId, session_id: input.sessionId, reason };
+}
+
 interface AppendAnswer {
   outcome: "appended" | "not_found" | "stale_fence" | "stale_head";
   last_seq: number | null;
   lease_epoch: number | null;
   state: unknown;
+  /** `wl_append_open_wake`'s rows of `wl_open_wake`. */
+  wakes?: OpenWakeRow[];
 }
 
 async function callAppend(
   db: Kysely<Database>,
   input: AppendInput,
   folded: Folded | null,
+  wake: WakeToOpen | null,
   now: Date,
 ): Promise<AppendAnswer> {
   const rows = folded?.events.map(
@@ -232,10 +276,25 @@ async function callAppend(
   const calls = input.toolCalls;
   const batchId = calls?.batchPlan === undefined ? null : newId("toolBatch");
   const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+  const agentState = input.agentState?.length ? input.agentState : undefined;
+  if (agentState !== undefined && input.openWake !== undefined) {
+    throw new Error("an append writes agent state or opens a wake, not both (no function does both)");
+  }
+  // `wl_append`'s arguments, then those of the function that composes it, if any.
+  const [fn, more] =
+    agentState !== undefined
+      ? [
+          "wl_append_state",
+          sql`, ${json(agentState.map(({ key, value }) => ({ key, value: value ?? null })))}::jsonb`,
+        ]
+      : input.openWake !== undefined
+        ? [
+            "wl_append_open_wake",
+            sql`, ${wake?.id ?? null}, ${wake?.reason ?? null}, ${input.openWake.maxInFlight}::integer`,
+          ]
+        : ["wl_append", sql``];
   try {
-    const withState = input.agentState !== undefined && input.agentState.length > 0;
-    const { rows: answer } =
-      await sql<AppendAnswer>`SELECT * FROM ${sql.raw(withState ? "wl_append_state" : "wl_append")}(
+    const { rows: answer } = await sql<AppendAnswer>`SELECT * FROM ${sql.raw(fn)}(
       ${input.tenantId}, ${input.sessionId}, ${input.fence ?? null}::bigint,
       ${folded === null ? null : folded.head.lastSeq - folded.events.length}::integer,
       ${json(folded?.head.state)}::jsonb, ${json(rows ?? [])}::jsonb, ${json(input.traceHeaders ?? {})}::jsonb,
@@ -253,7 +312,7 @@ async function callAppend(
       )}::jsonb,
       ${json(calls?.settle?.length ? calls.settle.map((call) => ({ ...call, result: call.result ?? null })) : undefined)}::jsonb,
       ${json(input.finishWake && { wake_id: input.finishWake.wakeId, epoch: input.finishWake.epoch, status: input.finishWake.status })}::jsonb
-      ${withState ? sql`, ${json(input.agentState?.map(({ key, value }) => ({ key, value: value ?? null })))}::jsonb` : sql``}
+      ${more}
     )`.execute(db);
     const [first] = answer;
     if (first === undefined) throw new Error("wl_append returned no row");

@@ -1,3 +1,5 @@
+import type { SessionState } from "@wakeloop/contracts";
+import { wakeReason } from "@wakeloop/session-core";
 import {
   createTestDatabase,
   type SeededAgent,
@@ -5,11 +7,12 @@ import {
   seedSession,
   type TestDatabase,
 } from "@wakeloop/testing";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { append } from "./event-store";
+import { append, appendAt, type NewEvent } from "./event-store";
 import { acquireLease } from "./lease";
 import { claimWakesToPublish } from "./wake-dispatch";
-import { scheduleWake, sessionAwaitingWake } from "./wakes";
+import { NOT_SCHEDULED, scheduleWake, sessionAwaitingWake } from "./wakes";
 
 let testDb: TestDatabase;
 
@@ -159,5 +162,114 @@ describe("scheduleWake", () => {
     const { opened } = await schedule(seeded, 5);
     await runAndFinish(seeded, opened);
     expect(await claimWakesToPublish(testDb.db, { tenantId: seeded.tenantId, maxInFlight: 5 })).toEqual([]);
+  });
+});
+
+describe("appendAt opening a wake", () => {
+  const hi: NewEvent = { type: "user.message", content: [{ type: "text", text: "hi" }] };
+
+  async function fresh(seeded: SeededAgent) {
+    const session = await seedSession(testDb.db, seeded);
+    const at = {
+      tenantId: seeded.tenantId,
+      sessionId: session.id,
+      head: { lastSeq: session.last_seq, state: session.state },
+    };
+    return { ...at, openWake: { reasonFor: wakeReason, maxInFlight: 10 } };
+  }
+
+  /** The wakes of a session: none is opened but with the events that needed it. */
+  async function wakesOf(sessionId: string) {
+    const { rows } = await sql<{ id: string; reason: string; published: boolean; xid: string }>`
+      SELECT id, reason, published_at IS NOT NULL AS published, xmin::text AS xid
+      FROM wakes WHERE session_id = ${sessionId}`.execute(testDb.db);
+    return rows;
+  }
+
+  it("opens and claims the wake in the commit of the events that need it", async () => {
+    const seeded = await seedAgent(testDb.db);
+    const input = await fresh(seeded);
+    const { events, wake } = await appendAt(testDb.db, { ...input, events: [hi] });
+    expect(wake).toMatchObject({ opened: { reason: "user_message", attempt: 1 }, held: false });
+    expect(wake.claimed.map((job) => job.id)).toEqual([wake.opened?.id]);
+    const [row, ...others] = await wakesOf(input.sessionId);
+    expect(others).toEqual([]);
+    expect(row).toMatchObject({ id: wake.opened?.id, reason: "user_message", published: true });
+    const { rows } = await sql<{ xid: string }>`
+      SELECT xmin::text AS xid FROM session_events WHERE id = ${events[0]?.id ?? ""}`.execute(testDb.db);
+    expect(rows.map(({ xid }) => xid)).toEqual([row?.xid]);
+    expect(await sessionAwaitingWake(testDb.db, seeded.tenantId, input.sessionId)).toBeNull();
+  });
+
+  it("opens none when the appended state needs none, or the session has one open", async () => {
+    const seeded = await seedAgent(testDb.db);
+    const input = await fresh(seeded);
+    const idle: NewEvent = { type: "session.status_idle", stop_reason: { type: "end_turn" } };
+    const quiet = await appendAt(testDb.db, { ...input, events: [idle] });
+    expect(quiet.wake).toEqual(NOT_SCHEDULED);
+    expect(await wakesOf(input.sessionId)).toEqual([]);
+
+    const first = await appendAt(testDb.db, { ...input, head: quiet.head, events: [hi] });
+    const second = await appendAt(testDb.db, { ...input, head: first.head, events: [hi] });
+    expect(second.wake).toEqual(NOT_SCHEDULED);
+    expect((await wakesOf(input.sessionId)).map((row) => row.id)).toEqual([first.wake.opened?.id]);
+  });
+
+  it("opens none when the append is refused", async () => {
+    const seeded = await seedAgent(testDb.db);
+    const input = await fresh(seeded);
+    await expect(appendAt(testDb.db, { ...input, events: [hi], fence: 7 })).rejects.toMatchObject({
+      code: "stale_fence",
+    });
+    await append(testDb.db, { tenantId: input.tenantId, sessionId: input.sessionId, events: [hi] });
+    await expect(
+      appendAt(testDb.db, { ...input, events: [hi], onMovedHead: "refuse" }),
+    ).rejects.toMatchObject({ code: "session_head_moved" });
+    expect(await wakesOf(input.sessionId)).toEqual([]);
+  });
+
+  it("holds the wake it opens while its tenant is at its limit", async () => {
+    const seeded = await seedAgent(testDb.db);
+    const running = await schedule(seeded, 1);
+    const input = await fresh(seeded);
+    const { wake } = await appendAt(testDb.db, {
+      ...input,
+      events: [hi],
+      openWake: { reasonFor: wakeReason, maxInFlight: 1 },
+    });
+    expect(wake).toMatchObject({ opened: { reason: "user_message" }, claimed: [], held: true });
+    expect(await wakesOf(input.sessionId)).toMatchObject([{ id: wake.opened?.id, published: false }]);
+    // Its tenant's next wake to end makes room for it.
+    await runAndFinish(seeded, running.opened);
+    const released = await claimWakesToPublish(testDb.db, { tenantId: seeded.tenantId, maxInFlight: 1 });
+    expect(released.map((job) => job.id)).toEqual([wake.opened?.id]);
+  });
+
+  it("computes the reason again from the state folded on a head that moved", async () => {
+    const seeded = await seedAgent(testDb.db);
+    const input = await fresh(seeded);
+    // A wake started after the caller read the session: the message is folded into a running session.
+    await append(testDb.db, {
+      tenantId: input.tenantId,
+      sessionId: input.sessionId,
+      events: [{ type: "session.status_running" }],
+    });
+    const seen: SessionState[] = [];
+    const reasonFor = (state: SessionState) => {
+      seen.push(state);
+      return wakeReason(state);
+    };
+    const { events, wake } = await appendAt(testDb.db, {
+      ...input,
+      events: [hi],
+      openWake: { reasonFor, maxInFlight: 10 },
+    });
+    expect(events.map((event) => event.seq)).toEqual([2]);
+    expect(seen.map((state) => [state.last_seq, state.status])).toEqual([
+      [1, "idle"],
+      [2, "running"],
+    ]);
+    expect(wake).toEqual(NOT_SCHEDULED);
+    expect(await wakesOf(input.sessionId)).toEqual([]);
   });
 });

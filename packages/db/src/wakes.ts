@@ -26,7 +26,7 @@ export interface ScheduleWakeInput extends OpenWakeInput {
 }
 
 export interface ScheduledWake {
-  /** The wake opened; null when the session already had an open wake. */
+  /** The wake opened; null when the session already had an open wake (or none was asked for). */
   opened: QueuedWakeJob | null;
   /** The tenant's wakes this call marked published, for the caller to publish. */
   claimed: QueuedWakeJob[];
@@ -45,32 +45,48 @@ export interface ScheduledWake {
  */
 export async function scheduleWake(db: Kysely<Database>, input: ScheduleWakeInput): Promise<ScheduledWake> {
   const id = newId("wake");
-  const { rows } = await sql<{ opened: boolean; wake: QueuedWakeJob | null }>`SELECT * FROM wl_open_wake(
+  const { rows } = await sql<OpenWakeRow>`SELECT * FROM wl_open_wake(
     ${input.tenantId}, ${input.sessionId}, ${id}, ${input.reason}, ${input.dueAt ?? new Date()}::timestamptz,
     ${input.maxInFlight}::integer)`.execute(db);
-  if (rows.length === 0) return { opened: null, claimed: [], held: false };
-  const claimed = rows.flatMap((row) =>
-    row.wake === null
-      ? []
-      : [
-          {
-            id: row.wake.id,
-            tenant_id: row.wake.tenant_id,
-            session_id: row.wake.session_id,
-            attempt: row.wake.attempt,
-            reason: row.wake.reason,
-          },
-        ],
-  );
-  const opened = {
+  return scheduledWake(rows, {
     id,
     tenant_id: input.tenantId,
     session_id: input.sessionId,
-    attempt: 1,
     reason: input.reason,
-  };
-  return { opened, claimed, held: !claimed.some((job) => job.id === id) };
+  });
 }
+
+/** A row of `wl_open_wake`: the wake it opened (`opened`, no job), or a job it claimed. */
+export interface OpenWakeRow {
+  opened: boolean;
+  wake: QueuedWakeJob | null;
+}
+
+/** What `wl_open_wake` answered for the wake it was asked to open (no rows: the session had one). */
+export function scheduledWake(
+  rows: readonly OpenWakeRow[],
+  asked: Omit<QueuedWakeJob, "attempt">,
+): ScheduledWake {
+  if (rows.length === 0) return NOT_SCHEDULED;
+  const claimed = rows.flatMap(({ wake }) =>
+    wake === null
+      ? []
+      : [
+          {
+            id: wake.id,
+            tenant_id: wake.tenant_id,
+            session_id: wake.session_id,
+            attempt: wake.attempt,
+            reason: wake.reason,
+          },
+        ],
+  );
+  const opened = { ...asked, attempt: 1 };
+  return { opened, claimed, held: !claimed.some((job) => job.id === asked.id) };
+}
+
+/** No wake opened, none claimed. */
+export const NOT_SCHEDULED: ScheduledWake = { opened: null, claimed: [], held: false };
 
 /**
  * The session when it has no open wake (queued or running), null when it has one or does not exist:

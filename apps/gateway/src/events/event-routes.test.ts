@@ -240,6 +240,14 @@ describe("the wake a client's events need", () => {
     return stored === null ? null : { msgId: stored.header.get("Nats-Msg-Id"), job: stored.json() };
   }
 
+  /** The transactions that wrote the session's events and its wakes (`xmin`): one when they committed together. */
+  async function writers(sessionId: string): Promise<string[]> {
+    const { rows } = await sql<{ xid: string }>`
+      SELECT xmin::text AS xid FROM session_events WHERE session_id = ${sessionId}
+      UNION SELECT xmin::text FROM wakes WHERE session_id = ${sessionId}`.execute(gw.db);
+    return rows.map((row) => row.xid);
+  }
+
   it("is opened in the events' commit and its job published, once per session", async () => {
     const sessionId = await newSession();
     expect((await post(sessionId, [message("wake up")])).status).toBe(202);
@@ -247,6 +255,7 @@ describe("the wake a client's events need", () => {
     expect(more).toEqual([]);
     expect(wake).toMatchObject({ status: "queued", reason: "user_message", attempt: 1 });
     expect(wake?.published_at).not.toBeNull();
+    expect(await writers(sessionId)).toHaveLength(1);
     await expect
       .poll(() => publishedJob(gw.tenant.id, sessionId), { timeout: 5_000 })
       .toEqual({
@@ -263,6 +272,13 @@ describe("the wake a client's events need", () => {
     // The session has its open wake: a second message joins it.
     expect((await post(sessionId, [message("and this")])).status).toBe(202);
     expect(await wakesOf(sessionId)).toHaveLength(1);
+  });
+
+  it("is opened in the commit of events posted with an Idempotency-Key", async () => {
+    const sessionId = await newSession();
+    expect((await post(sessionId, [message("once")], { "Idempotency-Key": "wake-once" })).status).toBe(202);
+    expect(await wakesOf(sessionId)).toMatchObject([{ status: "queued", reason: "user_message" }]);
+    expect(await writers(sessionId)).toHaveLength(1);
   });
 
   it("is the only thing published: the events reach the stream through the outbox relay alone", async () => {

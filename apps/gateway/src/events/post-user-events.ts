@@ -2,7 +2,6 @@ import type { WakeJobToPublish } from "@wakeloop/bus";
 import {
   PostEventsResponse,
   type SessionEvent,
-  type SessionState,
   type UserEventInput,
   WakeloopError,
 } from "@wakeloop/contracts";
@@ -15,7 +14,7 @@ import {
   getSession,
   idleDescendants,
   isUniqueViolation,
-  scheduleWake,
+  type ScheduledWake,
   withTenant,
 } from "@wakeloop/db";
 import { wakeReason } from "@wakeloop/session-core";
@@ -49,10 +48,10 @@ const ACCEPTED = 202;
 /**
  * Appends a client's batch, checked against the session's projection so that two answers racing for
  * the same pending action cannot both pass. When the batch leaves the session needing a wake, the wake
- * is opened (`wl_open_wake`, as the orchestrator opens it) and the jobs it lets its tenant publish are
- * returned: the worker gets the job without waiting for the orchestrator to see the event. The
- * orchestrator still sees it, finds the wake open and does nothing, so it stays the backstop (also for
- * a gateway that stopped between the append and the wake).
+ * is opened in the append's own statement (`openWake`, as the orchestrator opens it) and the jobs it
+ * lets its tenant publish are returned: the worker gets the job without waiting for the orchestrator
+ * to see the event. The orchestrator still sees it, finds the wake open and does nothing; it stays the
+ * backstop, and opens the wakes of the answers routed to sub-sessions.
  */
 export async function postUserEvents(
   db: Kysely<Database>,
@@ -67,7 +66,7 @@ export async function postUserEvents(
       : {
           events: appended.events,
           replayed: false,
-          ...(await openWake(db, input, appended.head.state, appended.agentId)),
+          ...jobsOf(appended.wake, input, appended.agentId),
         };
   const { held, ...result } = posted;
   if (!held) return result;
@@ -84,9 +83,9 @@ export async function postUserEvents(
 const UNLOCKED_ATTEMPTS = 3;
 
 /**
- * The batch appended without a transaction, in three round trips at most: the session read, the append
- * at the head the batch was checked against, refused if another writer moved it meanwhile (then read
- * and checked again), and the wake. Null when a confirmation may answer a sub-session (routing it takes
+ * The batch appended without a transaction, in two round trips: the session read, and the append with
+ * its wake at the head the batch was checked against, refused if another writer moved it meanwhile
+ * (then read and checked again). Null when a confirmation may answer a sub-session (routing it takes
  * the locks) or the session stays contended: the locked path takes over.
  */
 async function appendAtReadHead(
@@ -107,6 +106,7 @@ async function appendAtReadHead(
         now: input.now,
         head: { lastSeq: state.last_seq, state },
         onMovedHead: "refuse",
+        openWake: wakeFor(input),
       });
       return { ...appended, agentId: session.agent_id };
     } catch (error) {
@@ -138,12 +138,13 @@ async function lockedPost(
         : [];
       const routed = routeChildAnswers(state, descendants, input.events);
       checkUserEvents(state, routed.own);
-      const { events, head } = await appendAt(trx, {
+      const { events, wake } = await appendAt(trx, {
         tenantId: input.tenantId,
         sessionId: input.sessionId,
         events: routed.own,
         now: input.now,
         head: { lastSeq: state.last_seq, state },
+        openWake: wakeFor(input),
       });
       for (const [sessionId, answers] of routed.children) {
         events.push(
@@ -153,7 +154,7 @@ async function lockedPost(
       if (idempotency !== null) {
         await recordResponse(trx, input.tenantId, idempotency, { statusCode: ACCEPTED, body: { events } });
       }
-      return { events, replayed: false, ...(await openWake(trx, input, head.state, agentId)) };
+      return { events, replayed: false, ...jobsOf(wake, input, agentId) };
     });
   } catch (error) {
     // A concurrent request with the same key committed first; our append rolled back with our record.
@@ -173,21 +174,13 @@ interface Opened {
 
 const NOT_OPENED: Opened = { wakeJobs: [], held: false };
 
-/** Opens the wake the appended batch left the session needing, if any. */
-async function openWake(
-  db: Kysely<Database>,
-  input: PostUserEventsInput,
-  state: SessionState,
-  agentId: string,
-): Promise<Opened> {
-  const reason = wakeReason(state);
-  if (reason === null) return NOT_OPENED;
-  const { claimed, held } = await scheduleWake(db, {
-    tenantId: input.tenantId,
-    sessionId: input.sessionId,
-    reason,
-    maxInFlight: input.maxWakesInFlight,
-  });
+/** The wake the batch leaves the session needing, if any, opened with the append. */
+function wakeFor(input: PostUserEventsInput) {
+  return { reasonFor: wakeReason, maxInFlight: input.maxWakesInFlight };
+}
+
+/** The jobs of the wake the append opened, this session's carrying its agent for the worker. */
+function jobsOf({ claimed, held }: ScheduledWake, input: PostUserEventsInput, agentId: string): Opened {
   const wakeJobs = claimed.map((job) =>
     job.session_id === input.sessionId ? { ...job, agent_id: agentId } : job,
   );

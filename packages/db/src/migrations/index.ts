@@ -32,6 +32,7 @@ import * as m0031 from "./0031-agent-sql-reaped-on-archive";
 import * as m0032 from "./0032-event-pipeline-cpu";
 import * as m0033 from "./0033-step-write-cpu";
 import * as m0034 from "./0034-held-wake-check";
+import * as m0035 from "./0035-append-opens-wake";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -71,4 +72,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0032-event-pipeline-cpu": m0032,
   "0033-step-write-cpu": m0033,
   "0034-held-wake-check": m0034,
+  "0035-append-opens-wake": m0035,
 };
