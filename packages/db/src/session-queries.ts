@@ -67,14 +67,24 @@ export async function createSessions(
 }
 
 /** The session as its tenant sees it, in one round trip (`wl_session`); null when there is none. */
-export async function getSession(
+export function getSession(
   db: Kysely<Database>,
+  tenantId: string,
+  sessionId: string,
+): Promise<SessionRow | null> {
+  return readSession(db, "wl_session", tenantId, sessionId);
+}
+
+/** A session through a tenant-scoped function answering `sessions` rows; null when it answers none. */
+export async function readSession(
+  db: Kysely<Database>,
+  fn: "wl_session" | "wl_session_awaiting_wake",
   tenantId: string,
   sessionId: string,
 ): Promise<SessionRow | null> {
   const { rows } = await sql<
     Selectable<SessionsTable>
-  >`SELECT * FROM wl_session(${tenantId}, ${sessionId})`.execute(db);
+  >`SELECT * FROM ${sql.raw(fn)}(${tenantId}, ${sessionId})`.execute(db);
   const [row] = rows;
   return row === undefined ? null : sessionFromRow(row);
 }

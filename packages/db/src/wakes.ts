@@ -1,8 +1,9 @@
 import type { WakeReason } from "@wakeloop/contracts";
-import { type Kysely, type Selectable, sql } from "kysely";
-import type { Database, SessionsTable, WakeRow } from "./database";
-import { type SessionRow, sessionFromRow } from "./event-rows";
+import { type Kysely, sql } from "kysely";
+import type { Database, WakeRow } from "./database";
+import type { SessionRow } from "./event-rows";
 import { newId } from "./ids";
+import { readSession } from "./session-queries";
 
 export interface OpenWakeInput {
   tenantId: string;
@@ -93,16 +94,12 @@ export const NOT_SCHEDULED: ScheduledWake = { opened: null, claimed: [], held: f
  * whether it still needs a wake is then the reducer's `wakeReason` of its state. One round trip
  * (`wl_session_awaiting_wake`), so an event whose wake is already open costs one read.
  */
-export async function sessionAwaitingWake(
+export function sessionAwaitingWake(
   db: Kysely<Database>,
   tenantId: string,
   sessionId: string,
 ): Promise<SessionRow | null> {
-  const { rows } = await sql<
-    Selectable<SessionsTable>
-  >`SELECT * FROM wl_session_awaiting_wake(${tenantId}, ${sessionId})`.execute(db);
-  const [row] = rows;
-  return row === undefined ? null : sessionFromRow(row);
+  return readSession(db, "wl_session_awaiting_wake", tenantId, sessionId);
 }
 
 /** A queued wake the sweeper republishes: the fields of its job, nothing else. */
