@@ -174,6 +174,7 @@ describe("metrics of a wake", () => {
     // The orchestrator: every committed event went through the outbox relay; the queue is empty again.
     const orchestrator = await platform.metrics("orchestrator");
     expect(orchestrator.value("wakeloop_outbox_relay_lag_count")).toBeGreaterThanOrEqual(events.length);
+    expect(orchestrator.value("wakeloop_outbox_relay_rounds_total")).toBeGreaterThan(0);
     expect(orchestrator.value("wakeloop_wake_queue_depth")).toBe(0);
     expect(orchestrator.value("wakeloop_wake_queue_in_progress")).toBe(0);
     expect(orchestrator.find("wakeloop_wake_queue_oldest_age")).toHaveLength(1);

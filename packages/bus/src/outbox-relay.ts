@@ -96,10 +96,15 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const lag = new LagHistogram();
   // Made here, not at import: the service's MeterProvider is registered by then (telemetry starts
   // before any app code), and a relay is made once per process.
-  const lagInstrument = metrics.getMeter("@wakeloop/bus").createHistogram("wakeloop.outbox.relay.lag", {
+  const meter = metrics.getMeter("@wakeloop/bus");
+  const lagInstrument = meter.createHistogram("wakeloop.outbox.relay.lag", {
     unit: "ms",
     description: "Outbox row committed to acknowledged by JetStream",
     advice: { explicitBucketBoundaries: LAG_BUCKETS_MS },
+  });
+  // Rounds per relayed row show how well the linger gathers rows (each round is one statement).
+  const roundsInstrument = meter.createCounter("wakeloop.outbox.relay.rounds", {
+    description: "Outbox relay rounds run as the leader, each one statement and at most one publish batch",
   });
   const stopping = new AbortController();
   let published = 0;
@@ -200,6 +205,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       (row) => row.id,
     )}::bigint[], ${limit})`.execute(conn);
     rounds += 1;
+    roundsInstrument.add(1);
     acked = [];
     // Only rows whose deletion committed count as relayed.
     published += deleted.length;

@@ -29,6 +29,8 @@ export const MetricName = {
   leaseExpiries: "wakeloop.lease.expiries",
   /** Histogram (ms): outbox row committed → acknowledged by JetStream. */
   outboxLag: "wakeloop.outbox.relay.lag",
+  /** Counter: outbox relay rounds run as the leader (one statement each); with the lag's count, rows per round. */
+  outboxRounds: "wakeloop.outbox.relay.rounds",
   /** Gauge: pre-created sandbox containers waiting in warm pools. */
   sandboxPoolSize: "wakeloop.sandbox.pool.size",
   /** Gauge: sandboxes bound to sessions on this runner. */
