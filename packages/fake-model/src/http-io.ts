@@ -4,7 +4,9 @@ import type { StreamFrame } from "./reply-plan";
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-export type BodyResult = { ok: true; body: unknown } | { ok: false; status: 400 | 413; message: string };
+export type BodyResult =
+  | { ok: true; body: unknown; raw: Buffer }
+  | { ok: false; status: 400 | 413; message: string };
 
 export async function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
   const parts: Buffer[] = [];
@@ -14,10 +16,10 @@ export async function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
     if (size > MAX_BODY_BYTES) return { ok: false, status: 413, message: "request body too large" };
     parts.push(part);
   }
-  const text = Buffer.concat(parts).toString("utf8");
-  if (text.length === 0) return { ok: true, body: undefined };
+  const raw = Buffer.concat(parts);
+  if (raw.length === 0) return { ok: true, body: undefined, raw };
   try {
-    return { ok: true, body: JSON.parse(text) };
+    return { ok: true, body: JSON.parse(raw.toString("utf8")), raw };
   } catch {
     return { ok: false, status: 400, message: "request body is not valid JSON" };
   }

@@ -93,14 +93,17 @@ function textOf(content: Blocks): string {
     .join("");
 }
 
-/** `view` with `promptChars` counted from `body` on first read (see FakeRequestView). */
-function withPromptChars(view: Omit<FakeRequestView, "promptChars">, body: unknown): FakeRequestView {
+/**
+ * `view` with `promptChars` counted on first read (see FakeRequestView) from the body `bodyOf` gives:
+ * the server passes its recording's lazy body, so a view kept for a request does not hold it parsed.
+ */
+function withPromptChars(view: Omit<FakeRequestView, "promptChars">, bodyOf: () => unknown): FakeRequestView {
   let chars: number | undefined;
   return {
     ...view,
     get promptChars() {
       if (chars === undefined) {
-        const { system, messages, tools } = body as Record<string, unknown>;
+        const { system, messages, tools } = bodyOf() as Record<string, unknown>;
         chars = JSON.stringify([system ?? "", messages ?? [], tools ?? []]).length;
       }
       return chars;
@@ -112,7 +115,7 @@ function invalid(error: z.ZodError): ParsedRequest {
   return { ok: false, message: z.prettifyError(error) };
 }
 
-export function viewAnthropicRequest(body: unknown): ParsedRequest {
+export function viewAnthropicRequest(body: unknown, bodyOf: () => unknown = () => body): ParsedRequest {
   const parsed = AnthropicRequest.safeParse(body);
   if (!parsed.success) return invalid(parsed.error);
   const { messages } = parsed.data;
@@ -155,7 +158,7 @@ export function viewAnthropicRequest(body: unknown): ParsedRequest {
         lastUserText: lastUserText(messages),
         toolResults,
       },
-      body,
+      bodyOf,
     ),
   };
 }
@@ -170,7 +173,7 @@ function lastUserText(messages: ReadonlyArray<{ role: string; content?: Blocks }
   );
 }
 
-export function viewOpenAIRequest(body: unknown): ParsedRequest {
+export function viewOpenAIRequest(body: unknown, bodyOf: () => unknown = () => body): ParsedRequest {
   const parsed = OpenAIRequest.safeParse(body);
   if (!parsed.success) return invalid(parsed.error);
   const { messages } = parsed.data;
@@ -204,7 +207,7 @@ export function viewOpenAIRequest(body: unknown): ParsedRequest {
         lastUserText: lastUserText(messages),
         toolResults,
       },
-      body,
+      bodyOf,
     ),
   };
 }
