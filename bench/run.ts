@@ -82,15 +82,21 @@ if (only.has("session")) {
     dispatch,
   );
   latency("durable tool step, set_state (ms)", session.durableToolStepMs, { p50: 2, p99: 6 });
+  const first = session.toolStepsFirstRound;
   const { stepsPerSecond, cpuMsPerStep } = session.toolSteps;
   value(
-    "durable tool steps/s (concurrent sessions, one worker)",
+    "durable tool steps/s (concurrent sessions, one worker), first round after start",
+    String(first.stepsPerSecond),
+    "reported",
+  );
+  value(
+    "durable tool steps/s, the same load again (steady state)",
     String(stepsPerSecond),
     "≥ 600 (stretch 1 000)",
     stepsPerSecond >= 600,
   );
   for (const [process, cpu] of Object.entries(cpuMsPerStep))
-    value(`  CPU ms per step: ${process}`, ms(cpu), "reported");
+    value(`  CPU ms per step, steady state: ${process}`, ms(cpu), "reported");
   const bytes = session.historyBytesPerStep;
   value(
     "history bytes per step, steps 1–10 → last 10",

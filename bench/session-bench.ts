@@ -115,6 +115,9 @@ export interface SessionBenchResult {
   dispatchTwoWorkersMs: DispatchLatency;
   durableToolStepMs: LatencySummary;
   historyBytesPerStep: { first10: number; last10: number };
+  /** The first round of the tool loops after start (cold: JIT, pools, per-connection plans). */
+  toolStepsFirstRound: Awaited<ReturnType<typeof toolStepThroughput>>;
+  /** The same load again, right after: the steady state a long-running service sees. */
   toolSteps: Awaited<ReturnType<typeof toolStepThroughput>>;
   wakes: {
     oneWorker: Awaited<ReturnType<typeof wakeThroughput>>;
@@ -143,11 +146,13 @@ export async function runSessionBench(
     await wakeThroughput(one, 20, provider); // warm-up: connections, JIT, prepared plans
     const dispatchMs = await dispatchLatency(one, n(200), provider);
     const loop = await durableToolStep(one, n(200), provider);
+    const toolStepsFirstRound = await toolStepThroughput(one, n(50), 40, provider);
     const toolSteps = await toolStepThroughput(one, n(50), 40, provider);
     oneWorker = {
       dispatchMs,
       durableToolStepMs: loop.step,
       historyBytesPerStep: loop.historyBytesPerStep,
+      toolStepsFirstRound,
       toolSteps,
       wakes: { oneWorker: await wakeThroughput(one, n(500), provider) },
     };
