@@ -102,8 +102,7 @@ const MESSAGE_BODY = `e.body || jsonb_build_object('id', e.id, 'session_id', p_s
         'trace_id', e.trace_id)`;
 
 const RELAY_RESULT = `RETURNS TABLE (id bigint, tenant_id text, msg_id text, session_id text, type text, body text,
-    headers jsonb, age_ms float8)
-  LANGUAGE sql VOLATILE ${DEFINER}`;
+    headers jsonb, age_ms float8)`;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, [
@@ -118,17 +117,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       SELECT p_tenant, jsonb_agg(${MESSAGE_BODY} ORDER BY e.seq), p_headers
       FROM events e HAVING count(*) > 0`),
     "DROP FUNCTION wl_outbox_relay(bigint[], integer)",
-    `CREATE FUNCTION wl_outbox_relay(acked bigint[], max_messages integer) ${RELAY_RESULT} AS $$
-      DELETE FROM outbox WHERE id = ANY ($1);
-      SELECT o.id, o.tenant_id, m.body->>'id', m.body->>'session_id', m.body->>'type', m.body::text, o.headers,
-        (extract(epoch FROM clock_timestamp() - o.created_at) * 1000)::float8
-      FROM (
-        SELECT r.id, r.tenant_id, r.messages, r.headers, r.created_at,
-          sum(jsonb_array_length(r.messages)) OVER (ORDER BY r.id ROWS UNBOUNDED PRECEDING) AS upto
-        FROM outbox r ORDER BY r.id LIMIT $2
-      ) o, jsonb_array_elements(o.messages) WITH ORDINALITY AS m (body, n)
-      WHERE o.upto - jsonb_array_length(o.messages) < $2
-      ORDER BY o.id, m.n
+    // PL/pgSQL, not SQL as before: a SQL function plans its statements on every call, and planning this
+    // one cost more than running it (~0.1 ms a round); PL/pgSQL keeps the plans for the relay's connection.
+    `CREATE FUNCTION wl_outbox_relay(acked bigint[], max_messages integer) ${RELAY_RESULT}
+      LANGUAGE plpgsql VOLATILE ${DEFINER} AS $$
+      BEGIN
+        DELETE FROM outbox d WHERE d.id = ANY (acked);
+        RETURN QUERY SELECT o.id, o.tenant_id, m.body->>'id', m.body->>'session_id', m.body->>'type', m.body::text,
+          o.headers, (extract(epoch FROM clock_timestamp() - o.created_at) * 1000)::float8
+        FROM (
+          SELECT r.id, r.tenant_id, r.messages, r.headers, r.created_at,
+            sum(jsonb_array_length(r.messages)) OVER (ORDER BY r.id ROWS UNBOUNDED PRECEDING) AS upto
+          FROM outbox r ORDER BY r.id LIMIT max_messages
+        ) o, jsonb_array_elements(o.messages) WITH ORDINALITY AS m (body, n)
+        WHERE o.upto - jsonb_array_length(o.messages) < max_messages
+        ORDER BY o.id, m.n;
+      END
     $$`,
     "REVOKE EXECUTE ON FUNCTION wl_outbox_relay(bigint[], integer) FROM PUBLIC",
   ]);
@@ -148,7 +152,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
       SELECT p_tenant, e.id, ${MESSAGE_BODY}, p_headers
       FROM events e ORDER BY e.seq`),
     "DROP FUNCTION wl_outbox_relay(bigint[], integer)",
-    `CREATE FUNCTION wl_outbox_relay(acked bigint[], max_rows integer) ${RELAY_RESULT} AS $$
+    `CREATE FUNCTION wl_outbox_relay(acked bigint[], max_rows integer) ${RELAY_RESULT}
+      LANGUAGE sql VOLATILE ${DEFINER} AS $$
       DELETE FROM outbox WHERE id = ANY ($1);
       SELECT o.id, o.tenant_id, o.msg_id, o.body->>'session_id', o.body->>'type', o.body::text, o.headers,
         (extract(epoch FROM clock_timestamp() - o.created_at) * 1000)::float8
