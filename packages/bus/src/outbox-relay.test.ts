@@ -42,38 +42,57 @@ function startRelay(target: Bus, options: Partial<OutboxRelayOptions> = {}): Out
   return relay;
 }
 
-/** Appends the events of one session, one committed row at a time, the way successive appends do. */
+function sessionEvent(session: string, seq: number): SessionEvent {
+  return {
+    id: `sevt_${session}_${seq}`,
+    session_id: session,
+    seq,
+    processed_at: null,
+    created_at: new Date().toISOString(),
+    type: "user.interrupt",
+  };
+}
+
+/** One commit's outbox row, the way an append writes it: the commit's events in seq order. */
+async function writeCommit(db: Kysely<Database>, events: SessionEvent[]): Promise<void> {
+  await db
+    .insertInto("outbox")
+    .values({
+      tenant_id: "tnt_1",
+      messages: JSON.stringify(events),
+      headers: JSON.stringify({ traceparent: `00-${"a".repeat(32)}-${"b".repeat(16)}-01` }),
+    })
+    .execute();
+}
+
+/** Appends the events of one session, `perCommit` of them at a time, the way successive appends do. */
 async function writeSession(
   db: Kysely<Database>,
   session: string,
   count: number,
   pauseMs = 0,
+  perCommit = 1,
 ): Promise<void> {
-  for (let seq = 1; seq <= count; seq++) {
-    const event: SessionEvent = {
-      id: `sevt_${session}_${seq}`,
-      session_id: session,
-      seq,
-      processed_at: null,
-      created_at: new Date().toISOString(),
-      type: "user.interrupt",
-    };
-    await db
-      .insertInto("outbox")
-      .values({
-        tenant_id: "tnt_1",
-        msg_id: event.id,
-        body: JSON.stringify(event),
-        headers: JSON.stringify({ traceparent: `00-${"a".repeat(32)}-${"b".repeat(16)}-01` }),
-      })
-      .execute();
+  for (let first = 1; first <= count; first += perCommit) {
+    const last = Math.min(first + perCommit - 1, count);
+    await writeCommit(
+      db,
+      Array.from({ length: last - first + 1 }, (_, n) => sessionEvent(session, first + n)),
+    );
     if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
 }
 
-async function writeSessions(sessions: number, perSession: number, pauseMs = 0): Promise<number> {
+async function writeSessions(
+  sessions: number,
+  perSession: number,
+  pauseMs = 0,
+  perCommit = 1,
+): Promise<number> {
   await Promise.all(
-    Array.from({ length: sessions }, (_, n) => writeSession(database.db, `sesn_${n}`, perSession, pauseMs)),
+    Array.from({ length: sessions }, (_, n) =>
+      writeSession(database.db, `sesn_${n}`, perSession, pauseMs, perCommit),
+    ),
   );
   return sessions * perSession;
 }
@@ -144,6 +163,51 @@ describe("outbox relay", () => {
       stats.map((s) => s.lag),
     );
     expect(errors).toEqual([]);
+  });
+
+  it("publishes each commit's messages in order, a round taking whole commits", async () => {
+    bus = await openTestBus();
+    // Rounds of 7 messages at most before their last commit: commits of 5 go out two to a round.
+    const relay = startRelay(bus, { messagesPerRound: 7 });
+    const total = await writeSessions(10, 50, 0, 5);
+    await until(async () => (await outboxSize()) === 0, 20_000);
+    // A round that took part of a commit would delete its row with the rest unpublished: lost events.
+    expectExactlyOnceInOrder(await readEvents(bus), 10, 50);
+    expect(relay.stats()).toMatchObject({ published: total, duplicates: 0 });
+    expect(errors).toEqual([]);
+  });
+
+  it("publishes a commit whose publish partly failed whole again, and stores each message once", async () => {
+    bus = await openTestBus();
+    const stream = bus.catalog.events.stream.name;
+    // The stream refuses the commit's large middle message until the limit goes: the messages before
+    // and after it are stored in the meantime.
+    await bus.jsm.streams.update(stream, { max_msg_size: 1_024 });
+    const relay = startRelay(bus, { retry: { initialMs: 50, maxMs: 200 } });
+    const large = {
+      ...sessionEvent("sesn_a", 2),
+      type: "user.message",
+      content: [{ type: "text", text: "x".repeat(2_000) }],
+    };
+    await writeCommit(database.db, [
+      sessionEvent("sesn_a", 1),
+      large as SessionEvent,
+      sessionEvent("sesn_a", 3),
+    ]);
+    await until(() => errors.some((err) => err.code === "outbox_relay_failed"));
+    expect((await readEvents(bus)).map((event) => event.seq)).toEqual([1, 3]);
+    // Not deleted while one of its messages is unacked, and so published whole again each retry.
+    expect(await outboxSize()).toBe(1);
+    expect(relay.stats().published).toBe(0);
+
+    await bus.jsm.streams.update(stream, { max_msg_size: -1 });
+    await until(async () => (await outboxSize()) === 0);
+    const events = await readEvents(bus);
+    expect(events.map((event) => event.msgId)).toEqual(["sevt_sesn_a_1", "sevt_sesn_a_3", "sevt_sesn_a_2"]);
+    // The stream dropped the stored two as duplicates each time the row went out again.
+    const { published, duplicates } = relay.stats();
+    expect(published).toBe(3);
+    expect(duplicates).toBe(2);
   });
 
   it("hands the relay lock over when its holder stops or loses its connection", async () => {

@@ -25,7 +25,12 @@ export interface OutboxRelayOptions {
   /** Postgres URL for the relay's own LISTEN connection (a pooled one cannot hold a LISTEN). */
   listenUrl: string;
   bus: Pick<Bus, "nc" | "subjects" | "inbox">;
-  batchSize?: number;
+  /**
+   * Messages a round takes, at most: whole outbox rows (one commit's events each) while fewer than this
+   * many messages come before them, so a round ends with its last commit whole and can go past this by
+   * that commit's size.
+   */
+  messagesPerRound?: number;
   /** Fallback when a notification is lost or the LISTEN connection is down. */
   pollIntervalMs?: number;
   publishTimeoutMs?: number;
@@ -43,12 +48,19 @@ export interface OutboxRelayOptions {
 }
 
 export interface OutboxRelayStats {
+  /** Messages (events) whose outbox row was deleted after every one of its messages was acked. */
   published: number;
-  /** Rows the stream already held (a repeat after a lost ack, or another relay's work): should stay rare. */
+  /**
+   * Messages the stream already held (a repeat after a lost ack, the acked part of a row published whole
+   * again after a partial failure, or another relay's work): should stay rare.
+   */
   duplicates: number;
   /** Rounds run as the leader: each one `wl_outbox_relay` statement, plus a publish when it took rows. */
   rounds: number;
-  /** Commit of the row → JetStream ack, for rows published since start (or the last `lag.reset()`). */
+  /**
+   * Commit of the row → JetStream ack, once per message, for messages published since start (or the last
+   * `lag.reset()`).
+   */
   lag: LagSnapshot;
 }
 
@@ -60,7 +72,9 @@ export interface OutboxRelay {
   readonly lag: LagHistogram;
 }
 
+/** One message of an outbox row: `wl_outbox_relay` returns a row's messages together, in order. */
 interface OutboxMessage {
+  /** The outbox row's id, shared by the messages of one commit. */
   id: number;
   tenant_id: string;
   msg_id: string;
@@ -73,6 +87,15 @@ interface OutboxMessage {
   age_ms: number;
 }
 
+/** A row whose every message the stream acked, as it counts once the next round deleted it. */
+interface AckedRow {
+  id: number;
+  messages: number;
+  /** Of its messages, those the stream already held. */
+  duplicates: number;
+  lagMs: number;
+}
+
 function storedHeaders(value: unknown): Record<string, string> {
   const h: Record<string, string> = {};
   if (value && typeof value === "object") {
@@ -83,11 +106,12 @@ function storedHeaders(value: unknown): Record<string, string> {
 
 /**
  * Moves committed outbox rows to JetStream (invariant 1: the bus only ever carries what Postgres holds).
- * A row is deleted only after its publish was acked; a publish whose ack was lost is repeated with the
- * same `Nats-Msg-Id` and dropped by the stream as a duplicate.
+ * A row holds one commit's messages; it is deleted only after every one of them was acked. A row with a
+ * message unacked is published whole again, and whatever the stream already holds of it (the same
+ * `Nats-Msg-Id`) is dropped as a duplicate.
  */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
-  const batchSize = options.batchSize ?? 256;
+  const messagesPerRound = options.messagesPerRound ?? 256;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const retry = options.retry ?? { initialMs: 100, maxMs: 5_000 };
   const publishTimeoutMs = options.publishTimeoutMs ?? 5_000;
@@ -99,10 +123,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const meter = metrics.getMeter("@wakeloop/bus");
   const lagInstrument = meter.createHistogram("wakeloop.outbox.relay.lag", {
     unit: "ms",
-    description: "Outbox row committed to acknowledged by JetStream",
+    description: "Outbox message committed to acknowledged by JetStream, once per message",
     advice: { explicitBucketBoundaries: LAG_BUCKETS_MS },
   });
-  // Rounds per relayed row show how well the linger gathers rows (each round is one statement).
+  // Rounds per relayed message show how well the linger gathers rows (each round is one statement).
   const roundsInstrument = meter.createCounter("wakeloop.outbox.relay.rounds", {
     description: "Outbox relay rounds run as the leader, each one statement and at most one publish batch",
   });
@@ -176,15 +200,15 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 
   // Whether this relay holds the relay lock on its connection (see run).
   let leading = false;
-  // Rows the stream has acked, deleted by the next round's statement.
-  let acked: { id: number; lagMs: number; duplicate: boolean }[] = [];
+  // Rows the stream has acked every message of, deleted by the next round's statement.
+  let acked: AckedRow[] = [];
 
   /**
    * One round on the relay's connection: one statement deletes the rows the previous round got acked
-   * and takes up to `limit` rows in id order, whose publishes go out pipelined on one connection (so the
-   * stream stores them in that order). No transaction: the relay lock, not a row lock, keeps a second
-   * relay from taking the same rows, and a row whose deletion did not happen is published again and
-   * dropped by the stream as a duplicate.
+   * and takes the next rows' messages (about `limit`, see `messagesPerRound`) in id and then commit
+   * order, whose publishes go out pipelined on one connection (so the stream stores them in that order).
+   * No transaction: the relay lock, not a row lock, keeps a second relay from taking the same rows, and
+   * a row whose deletion did not happen is published again and dropped by the stream as a duplicate.
    */
   const relayRound = async (
     conn: Kysely<Database>,
@@ -200,33 +224,50 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     }
     const deleted = acked;
     // The relay serves every tenant, so it reads and deletes through the definer function made for it
-    // (migration 0032) rather than reading the outbox as any one tenant.
-    const { rows } = await sql<OutboxMessage>`SELECT * FROM wl_outbox_relay(${deleted.map(
+    // (migrations 0032, 0036) rather than reading the outbox as any one tenant.
+    const { rows: messages } = await sql<OutboxMessage>`SELECT * FROM wl_outbox_relay(${deleted.map(
       (row) => row.id,
     )}::bigint[], ${limit})`.execute(conn);
     rounds += 1;
     roundsInstrument.add(1);
     acked = [];
     // Only rows whose deletion committed count as relayed.
-    published += deleted.length;
-    for (const { lagMs, duplicate } of deleted) {
-      if (duplicate) duplicates += 1;
-      lag.record(lagMs);
-      lagInstrument.record(lagMs);
+    for (const row of deleted) {
+      published += row.messages;
+      duplicates += row.duplicates;
+      for (let n = 0; n < row.messages; n++) {
+        lag.record(row.lagMs);
+        lagInstrument.record(row.lagMs);
+      }
     }
-    if (rows.length === 0) return { count: 0 };
+    if (messages.length === 0) return { count: 0 };
     const selectedAt = performance.now();
-    const acks = await publisher.publishAll(rows.map(toMessage), publishTimeoutMs);
+    const acks = await publisher.publishAll(messages.map(toMessage), publishTimeoutMs);
     const ackedAt = performance.now();
     let failure: unknown;
+    // In id order (a Map keeps insertion order); a row with any message unacked stays queued whole.
+    const ackedRows = new Map<number, AckedRow>();
+    const unackedRows = new Set<number>();
     acks.forEach((ack, index) => {
-      const row = rows[index];
-      if (!row) return;
-      if (ack.ok)
-        acked.push({ id: row.id, lagMs: row.age_ms + (ackedAt - selectedAt), duplicate: ack.duplicate });
-      else failure ??= ack.error;
+      const message = messages[index];
+      if (!message) return;
+      if (!ack.ok) {
+        failure ??= ack.error;
+        unackedRows.add(message.id);
+        return;
+      }
+      const row = ackedRows.get(message.id) ?? {
+        id: message.id,
+        messages: 0,
+        duplicates: 0,
+        lagMs: message.age_ms + (ackedAt - selectedAt),
+      };
+      row.messages += 1;
+      if (ack.duplicate) row.duplicates += 1;
+      ackedRows.set(message.id, row);
     });
-    return { count: rows.length, failure };
+    for (const row of ackedRows.values()) if (!unackedRows.has(row.id)) acked.push(row);
+    return { count: messages.length, failure };
   };
 
   /**
@@ -251,18 +292,22 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
             // next relay does not publish it again.
             while (!stopping.signal.aborted || (leading && acked.length > 0)) {
               notified = false;
-              const outcome = await relayRound(conn, publisher, stopping.signal.aborted ? 0 : batchSize);
+              const outcome = await relayRound(
+                conn,
+                publisher,
+                stopping.signal.aborted ? 0 : messagesPerRound,
+              );
               if (outcome.failure !== undefined) {
                 await failed(outcome.failure);
                 continue;
               }
               failures = 0;
               // After a batch the next round follows at once, deleting the batch's rows, unless rows keep
-              // coming: then it lingers so more gather, and deletes them that much later. A full batch
+              // coming: then it lingers so more gather, and deletes them that much later. A full round
               // means more rows are waiting already.
               busy = outcome.count === 0 ? 0 : busy + 1;
               if (outcome.count === 0) await waitForWork();
-              else if (lingerMs > 0 && busy >= LINGER_AFTER_ROUNDS && outcome.count < batchSize)
+              else if (lingerMs > 0 && busy >= LINGER_AFTER_ROUNDS && outcome.count < messagesPerRound)
                 await sleep(lingerMs, stopping.signal);
             }
           } finally {

@@ -111,9 +111,11 @@ export interface SessionEventsTable {
 export interface OutboxTable {
   id: Generated<number>;
   tenant_id: string;
-  /** The event id; the relay builds the subject from the event through the bus's layout. */
-  msg_id: string;
-  body: Json;
+  /**
+   * One commit's events as published, in seq order (a non-empty array). Each one's id is its
+   * `Nats-Msg-Id`; the relay builds its subject from it through the bus's layout.
+   */
+  messages: Json;
   headers: Json;
   created_at: CreatedAt;
 }

@@ -69,18 +69,17 @@ function eventsFor(client: number, round: number): NewEvent[] {
   return batches[(client + round) % batches.length] ?? [];
 }
 
+/** The session's events, and the messages its outbox rows hold (one row per commit). */
 async function countRows(sessionId: string): Promise<{ events: number; outbox: number }> {
   const events = await testDb.db
     .selectFrom("session_events")
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .where("session_id", "=", sessionId)
     .executeTakeFirstOrThrow();
-  const outbox = await testDb.db
-    .selectFrom("outbox")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where(sql<string>`body->>'session_id'`, "=", sessionId)
-    .executeTakeFirstOrThrow();
-  return { events: events.n, outbox: outbox.n };
+  const outbox = await sql<{ n: number }>`
+    SELECT coalesce(sum(jsonb_array_length(messages)), 0)::int AS n FROM outbox
+    WHERE messages->0->>'session_id' = ${sessionId}`.execute(testDb.db);
+  return { events: events.n, outbox: outbox.rows[0]?.n ?? 0 };
 }
 
 describe("append", () => {
@@ -459,7 +458,7 @@ describe("agent state", () => {
 });
 
 describe("outbox", () => {
-  it("holds one row per event with the event id as msg id, and notifies the relay", async () => {
+  it("holds one row per commit with its events in seq order, and notifies the relay", async () => {
     const sessionId = await newSession();
     const listener = new pg.Client({ connectionString: testDb.url });
     await listener.connect();
@@ -469,32 +468,48 @@ describe("outbox", () => {
     await listener.query("LISTEN wl_outbox");
     try {
       const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-      const events = await append(testDb.db, {
+      const first = await append(testDb.db, {
         tenantId: seeded.tenantId,
         sessionId,
         events: [userMessage("hi"), { type: "agent.message", content: [{ type: "text", text: "yo" }] }],
         traceHeaders: { traceparent },
       });
       expect(await notified).toBe("wl_outbox");
+      const second = await append(testDb.db, {
+        tenantId: seeded.tenantId,
+        sessionId,
+        events: [userMessage("again")],
+      });
 
       const rows = await testDb.db
         .selectFrom("outbox")
         .selectAll()
-        .where(
-          "msg_id",
-          "in",
-          events.map((event) => event.id),
-        )
+        .where(sql<string>`messages->0->>'session_id'`, "=", sessionId)
         .orderBy("id")
         .execute();
-      expect(rows.map((row) => row.msg_id)).toEqual(events.map((event) => event.id));
+      // Each message is the event as read back, its id the message id the relay publishes it under.
+      expect(rows.map((row) => row.messages)).toEqual([first, second]);
       expect(rows.map((row) => row.tenant_id)).toEqual([seeded.tenantId, seeded.tenantId]);
-      expect(rows.map((row) => row.body)).toEqual(events);
-      expect(rows[0]?.headers).toEqual({ traceparent });
+      expect(rows.map((row) => row.headers)).toEqual([{ traceparent }, {}]);
       expect(typeof rows[0]?.id).toBe("number");
     } finally {
       await listener.end();
     }
+  });
+
+  it("writes no row for a commit without events", async () => {
+    const sessionId = await newSession();
+    const outboxRows = async () =>
+      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox`.execute(testDb.db)).rows[0]?.n;
+    const before = await outboxRows();
+    // Agent state alone still commits through wl_append.
+    await append(testDb.db, {
+      tenantId: seeded.tenantId,
+      sessionId,
+      events: [],
+      agentState: [{ key: "step/only", value: 1 }],
+    });
+    expect(await outboxRows()).toBe(before);
   });
 });
 

@@ -83,7 +83,7 @@ export interface AppendInput {
    */
   onMovedHead?: "refold" | "refuse";
   now?: Date;
-  /** W3C trace context, carried to the bus in each outbox row's headers. */
+  /** W3C trace context, carried to the bus in the headers of the commit's outbox row. */
   traceHeaders?: TraceHeaders;
   toolCalls?: ToolCallWrites;
   /**

@@ -27,9 +27,9 @@ export const MetricName = {
   wakeQueueInProgress: "wakeloop.wake_queue.in_progress",
   /** Counter: expired wake leases the sweeper acted on, by `wakeloop.lease.outcome`. */
   leaseExpiries: "wakeloop.lease.expiries",
-  /** Histogram (ms): outbox row committed → acknowledged by JetStream. */
+  /** Histogram (ms): outbox message committed → acknowledged by JetStream, recorded once per message. */
   outboxLag: "wakeloop.outbox.relay.lag",
-  /** Counter: outbox relay rounds run as the leader (one statement each); with the lag's count, rows per round. */
+  /** Counter: outbox relay rounds run as the leader (one statement each); with the lag's count, messages per round. */
   outboxRounds: "wakeloop.outbox.relay.rounds",
   /** Gauge: pre-created sandbox containers waiting in warm pools. */
   sandboxPoolSize: "wakeloop.sandbox.pool.size",

@@ -291,8 +291,11 @@ describe("the wake a client's events need", () => {
     });
     expect(stream.state.subjects ?? {}).toEqual({});
     const ids = events.map((event) => event.id);
-    const outbox = await gw.db.selectFrom("outbox").select("msg_id").where("msg_id", "in", ids).execute();
-    expect(outbox.map((row) => row.msg_id)).toEqual(ids);
+    // One outbox row for the commit, its messages the events in order.
+    const outbox = await sql<{ msg_id: string }>`
+      SELECT m->>'id' AS msg_id FROM outbox o, jsonb_array_elements(o.messages) m
+      WHERE o.messages->0->>'session_id' = ${sessionId} ORDER BY o.id`.execute(gw.db);
+    expect(outbox.rows.map((row) => row.msg_id)).toEqual(ids);
   });
 
   it("is not opened for events that need none", async () => {
