@@ -151,9 +151,9 @@ async function leasedWake(
   let mcp: WakeMcpClients | null = null;
   try {
     // The model key is settled once per wake (a database read for a tenant's own key) while the
-    // history is read, and before any request's start, so each request follows its start at once; a
-    // refusal is raised after the start, which consumes the queued messages it answers. A credential
-    // changed mid-wake counts from the next wake.
+    // history is read and the first request's start commits: the request waits for the later of the
+    // two, not for one after the other. A refusal is raised after the start, which consumes the queued
+    // messages it answers. A credential changed mid-wake counts from the next wake.
     const specs = sessionSpecs(lease);
     const client: Promise<ResolvedClient> = deps.models(job.tenant_id, specs.agent.model).then(
       (resolved) => ({ resolved }),
@@ -308,13 +308,13 @@ class Wake {
       return this.signalStops(resumed);
     }
 
-    const client = await settled;
     // Commits the resumed results with the first request's start (or the turn's end).
     let start = await this.commitEnd(
       this.nextRequest(withToolUsage(this.view.state, resumed), await this.runSpent()),
       { events: [] },
     );
     this.signalStops(resumed);
+    const client = await settled;
     while (start !== null) start = await this.step(client, start);
     // After the turn's end commit: the replies stating them are durable first.
     for (const [key, text] of this.learnings) await this.captureLearning(key, text);
