@@ -34,7 +34,7 @@ import {
   type Logger,
 } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
-import { buildModelRequest } from "../context/build-request";
+import { buildModelRequest, continueConversation, conversationOf } from "../context/build-request";
 import { learningDirectives } from "../context/learning-directive";
 import { callModel } from "../model/call-model";
 import type { ModelClients } from "../model/model-clients";
@@ -170,11 +170,8 @@ async function leasedWake(
       bus: deps.bus,
     });
     const listing = mcp?.list(interrupt.signal) ?? Promise.resolve(null);
-    const known = startingHistory(
-      deps.histories.take(job.session_id, lease.session.last_seq),
-      knownSeq,
-      lease.events,
-    );
+    const held = deps.histories.take(job.session_id, lease.session.last_seq);
+    const known = startingHistory(held.events, knownSeq, lease.events);
     const memory =
       earlyMemory?.agentId === lease.session.agent_id
         ? earlyMemory.context
@@ -185,6 +182,7 @@ async function leasedWake(
       ? listAgentTools(db, { tenantId: job.tenant_id, agentId: lease.session.agent_id })
       : [];
     const view = await loadSession(db, lease, specs, known);
+    if (held.conversation !== null) continueConversation(view, held.conversation);
     view.agentTools = await agentTools;
     view.memory = await memory;
     const recall = await recallForWake(deps.memory, deps.tracer, log, view, settings.recall);
@@ -217,7 +215,7 @@ async function leasedWake(
       span.setStatus({ code: SpanStatusCode.ERROR });
       stopReason = await wake.fail(error);
     }
-    deps.histories.keep(job.session_id, view.events);
+    deps.histories.keep(job.session_id, view.events, conversationOf(view));
   } finally {
     control.unsubscribe();
     keeper.stop();
