@@ -1,5 +1,6 @@
 import type { SessionEvent } from "@wakeloop/contracts";
 import { Platform } from "@wakeloop/testing";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The session loop through the public API, every service its own process, two harness workers, the fake
@@ -97,6 +98,26 @@ describe("session loop", () => {
     // Every event of the wake carries the wake's trace.
     const traced = events.filter((event) => event.wake_id);
     expect(new Set(traced.map((event) => event.trace_id)).size).toBe(1);
+  });
+
+  it("commits a request's start while the model key is still being read, and sends the request after both", async () => {
+    const id = await session(await agent());
+    const requests = platform.fake.requests.length;
+    // Holding the credential table locked stalls the worker's read of the tenant's model key.
+    await platform.db.connection().execute(async (owner) => {
+      await sql`BEGIN`.execute(owner);
+      try {
+        await sql`LOCK TABLE provider_credentials IN ACCESS EXCLUSIVE MODE`.execute(owner);
+        await send(id, say("hi"));
+        await platform.waitForEvent(id, (event) => event.type === "span.model_request_start", 10_000);
+        expect(platform.fake.requests.length).toBe(requests);
+      } finally {
+        await sql`ROLLBACK`.execute(owner);
+      }
+    });
+    await platform.waitForIdle(id, "end_turn");
+    expect(platform.fake.requests.length).toBe(requests + 1);
+    expectWellFormed(await platform.events(id));
   });
 
   it("runs a multi-step tool loop over the Anthropic wire protocol", async () => {

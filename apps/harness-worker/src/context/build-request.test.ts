@@ -1,9 +1,9 @@
-import { AgentSpec } from "@wakeloop/contracts";
+import { AgentSpec, type SessionEvent } from "@wakeloop/contracts";
 import { initialSessionState } from "@wakeloop/session-core";
 import { describe, expect, it } from "vitest";
 import { SessionView } from "../session/session-view";
 import type { WakeSettings } from "../wake-settings";
-import { buildModelRequest } from "./build-request";
+import { buildModelRequest, continueConversation, conversationOf } from "./build-request";
 
 // Only the platform tool settings enter a request's tool set.
 const settings = {
@@ -66,3 +66,39 @@ function nestedInit(): ConstructorParameters<typeof SessionView>[0] {
     events: [],
   };
 }
+
+/** A view of a session whose history is `turns` exchanges, a new object per wake as each wake reads it. */
+function sessionOf(turns: number): SessionView {
+  const events = Array.from({ length: turns }, (_, turn) => [
+    { type: "user.message", content: [{ type: "text", text: `question ${turn}` }] },
+    { type: "span.model_request_start", model: "claude" },
+    { type: "agent.message", content: [{ type: "text", text: `answer ${turn}` }] },
+  ])
+    .flat()
+    .map((payload, index) => ({
+      id: `sevt_${index}`,
+      session_id: "sesn_1",
+      seq: index + 1,
+      processed_at: null,
+      created_at: "2026-11-26T00:00:00.000Z",
+      ...payload,
+    })) as SessionEvent[];
+  return new SessionView({ ...nestedInit(), sessionId: "sesn_1", depth: 0, events });
+}
+
+describe("buildModelRequest's history", () => {
+  it("goes on from the conversation an earlier wake built, as if built from the whole history", () => {
+    const earlier = sessionOf(2);
+    const before = buildModelRequest(earlier, settings).request.messages;
+    const conversation = conversationOf(earlier);
+    expect(conversation).not.toBeNull();
+
+    const next = sessionOf(3);
+    continueConversation(next, conversation as NonNullable<typeof conversation>);
+    const continued = buildModelRequest(next, settings).request.messages;
+    expect(continued).toEqual(buildModelRequest(sessionOf(3), settings).request.messages);
+    expect(continued).toHaveLength(6);
+    // The earlier wake's messages are the very objects: a provider encodes each one once.
+    expect(continued[0]).toBe(before[0]);
+  });
+});

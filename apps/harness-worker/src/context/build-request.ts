@@ -100,6 +100,19 @@ export function systemPrompt(view: SessionView): string {
 
 const histories = new WeakMap<SessionView, History>();
 
+/** The conversation built so far from the view's history (none before its first request). */
+export function conversationOf(view: SessionView): History | null {
+  return histories.get(view) ?? null;
+}
+
+/**
+ * Goes on from a conversation an earlier wake of the session built, when the view's history starts
+ * with the events it saw (the earlier wake's, as the `HistoryCache` keeps them).
+ */
+export function continueConversation(view: SessionView, conversation: History): void {
+  if (conversation.seen <= view.events.length) histories.set(view, conversation);
+}
+
 /** The view's history as messages, converting only the events committed since the last request. */
 function historyOf(view: SessionView): ReturnType<History["messages"]> {
   let history = histories.get(view);

@@ -1,6 +1,7 @@
 import { AgentSpec, EnvironmentSpec, type SessionEvent, WakeloopError } from "@wakeloop/contracts";
 import { type AcquiredLease, type Database, readEvents, readJson } from "@wakeloop/db";
 import type { Kysely } from "kysely";
+import { LRUCache } from "lru-cache";
 import { SessionView } from "./session-view";
 
 /** Events per read of a session's history, the wake's start (`startWake`) included. */
@@ -18,7 +19,7 @@ export interface SessionSpecs {
  */
 export function sessionSpecs(lease: AcquiredLease): SessionSpecs {
   const { session } = lease;
-  const agent = readJson(AgentSpec, lease.agentSpec, `agent ${session.agent_id} v${session.agent_version}`);
+  const agent = agentSpec(lease);
   return {
     agent: session.model === null ? agent : { ...agent, model: { ...agent.model, id: session.model } },
     environment:
@@ -29,6 +30,21 @@ export function sessionSpecs(lease: AcquiredLease): SessionSpecs {
             spec: readJson(EnvironmentSpec, lease.environmentSpec, `environment ${session.environment_id}`),
           },
   };
+}
+
+// An agent version never changes once saved (a trigger refuses updates), so each version's spec is
+// read through its schema once per worker rather than at every wake's start. Shared: never mutated.
+const AGENT_SPECS = 1_024;
+const agentSpecs = new LRUCache<string, AgentSpec>({ max: AGENT_SPECS });
+
+function agentSpec({ session, agentSpec: stored }: AcquiredLease): AgentSpec {
+  const key = `${session.agent_id}:${session.agent_version}`;
+  let spec = agentSpecs.get(key);
+  if (spec === undefined) {
+    spec = readJson(AgentSpec, stored, `agent ${session.agent_id} v${session.agent_version}`);
+    agentSpecs.set(key, spec);
+  }
+  return spec;
 }
 
 /**

@@ -34,7 +34,7 @@ import {
   type Logger,
 } from "@wakeloop/telemetry";
 import type { Kysely } from "kysely";
-import { buildModelRequest } from "../context/build-request";
+import { buildModelRequest, continueConversation, conversationOf } from "../context/build-request";
 import { learningDirectives } from "../context/learning-directive";
 import { callModel } from "../model/call-model";
 import type { ModelClients } from "../model/model-clients";
@@ -151,9 +151,9 @@ async function leasedWake(
   let mcp: WakeMcpClients | null = null;
   try {
     // The model key is settled once per wake (a database read for a tenant's own key) while the
-    // history is read, and before any request's start, so each request follows its start at once; a
-    // refusal is raised after the start, which consumes the queued messages it answers. A credential
-    // changed mid-wake counts from the next wake.
+    // history is read and the first request's start commits: the request waits for the later of the
+    // two, not for one after the other. A refusal is raised after the start, which consumes the queued
+    // messages it answers. A credential changed mid-wake counts from the next wake.
     const specs = sessionSpecs(lease);
     const client: Promise<ResolvedClient> = deps.models(job.tenant_id, specs.agent.model).then(
       (resolved) => ({ resolved }),
@@ -170,11 +170,8 @@ async function leasedWake(
       bus: deps.bus,
     });
     const listing = mcp?.list(interrupt.signal) ?? Promise.resolve(null);
-    const known = startingHistory(
-      deps.histories.take(job.session_id, lease.session.last_seq),
-      knownSeq,
-      lease.events,
-    );
+    const held = deps.histories.take(job.session_id, lease.session.last_seq);
+    const known = startingHistory(held.events, knownSeq, lease.events);
     const memory =
       earlyMemory?.agentId === lease.session.agent_id
         ? earlyMemory.context
@@ -185,6 +182,7 @@ async function leasedWake(
       ? listAgentTools(db, { tenantId: job.tenant_id, agentId: lease.session.agent_id })
       : [];
     const view = await loadSession(db, lease, specs, known);
+    if (held.conversation !== null) continueConversation(view, held.conversation);
     view.agentTools = await agentTools;
     view.memory = await memory;
     const recall = await recallForWake(deps.memory, deps.tracer, log, view, settings.recall);
@@ -217,7 +215,7 @@ async function leasedWake(
       span.setStatus({ code: SpanStatusCode.ERROR });
       stopReason = await wake.fail(error);
     }
-    deps.histories.keep(job.session_id, view.events);
+    deps.histories.keep(job.session_id, view.events, conversationOf(view));
   } finally {
     control.unsubscribe();
     keeper.stop();
@@ -308,13 +306,13 @@ class Wake {
       return this.signalStops(resumed);
     }
 
-    const client = await settled;
     // Commits the resumed results with the first request's start (or the turn's end).
     let start = await this.commitEnd(
       this.nextRequest(withToolUsage(this.view.state, resumed), await this.runSpent()),
       { events: [] },
     );
     this.signalStops(resumed);
+    const client = await settled;
     while (start !== null) start = await this.step(client, start);
     // After the turn's end commit: the replies stating them are durable first.
     for (const [key, text] of this.learnings) await this.captureLearning(key, text);

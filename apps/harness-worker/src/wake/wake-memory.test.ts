@@ -64,17 +64,24 @@ afterAll(async () => {
   await Promise.all((buses ?? []).map((bus) => bus.close()));
 });
 
-function view(messages: string[], ready = true, recallable = ready): SessionView {
-  const events = messages.map(
-    (text, index): SessionEvent => ({
-      id: `sevt_${index}`,
-      session_id: "sesn_1",
-      seq: index + 1,
-      processed_at: null,
-      created_at: new Date().toISOString(),
-      type: "user.message",
-      content: [{ type: "text", text }],
-    }),
+/** A session told `messages` no model request has seen, after the `seen` ones a request consumed. */
+function view(messages: string[], ready = true, recallable = ready, seen: string[] = []): SessionView {
+  const message = (text: string) => ({ type: "user.message", content: [{ type: "text", text }] });
+  const payloads = [
+    ...seen.map(message),
+    ...(seen.length > 0 ? [{ type: "span.model_request_start", model: "claude" }] : []),
+    ...messages.map(message),
+  ];
+  const events = payloads.map(
+    (payload, index) =>
+      ({
+        id: `sevt_${index}`,
+        session_id: "sesn_1",
+        seq: index + 1,
+        processed_at: null,
+        created_at: new Date().toISOString(),
+        ...payload,
+      }) as SessionEvent,
   );
   const state = events.reduce(
     reduceSessionState,
@@ -112,6 +119,21 @@ describe("recallForWake", () => {
       hits: [expect.objectContaining({ target: "vpn.md", version_id: "mver_1", truncated: false })],
       dropped: 0,
     });
+  });
+
+  it("recalls for the messages that came after the last model request only", async () => {
+    asked = [];
+    delayMs = 0;
+    const memory = createMemoryClient(buses[0] as Bus);
+    const recall = await recallForWake(
+      memory,
+      tracer,
+      log,
+      view(["vpn?"], true, true, ["old", "older"]),
+      settings,
+    );
+    expect(asked).toEqual(["vpn?"]);
+    expect(recall.event).toMatchObject({ message_ids: ["sevt_3"] });
   });
 
   it("goes on without recall once the timeout passes", async () => {

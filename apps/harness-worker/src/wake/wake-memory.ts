@@ -1,3 +1,4 @@
+import type { SessionEvent } from "@wakeloop/contracts";
 import type { NewEvent } from "@wakeloop/db";
 import type { MemoryClient } from "@wakeloop/memory-client";
 import type { Logger, Tracer } from "@wakeloop/telemetry";
@@ -70,17 +71,15 @@ export function recallForWake(
   settings: RecallSettings,
 ): Promise<{ sections: RecallSection[]; event: NewEvent | null }> {
   const none = { sections: [], event: null };
-  const newInput = view.events.filter(
-    (event) => event.type === "user.message" && view.state.unprocessed_message_ids.includes(event.id),
-  );
+  if (memory === null || !view.memory.recallable || settings.maxTokens === 0) return Promise.resolve(none);
+  const newInput = unprocessedMessages(view);
   const text = newInput
-    .flatMap((event) => (event.type === "user.message" ? event.content : []))
+    .flatMap((event) => event.content)
     .flatMap((block) => (block.type === "text" ? [block.text] : []))
     .join("\n")
     .slice(0, 32_000)
     .trim();
-  if (memory === null || !view.memory.recallable || settings.maxTokens === 0 || text === "")
-    return Promise.resolve(none);
+  if (text === "") return Promise.resolve(none);
   return tracer.startActiveSpan("memory recall", async (span) => {
     try {
       const { hits } = await memory.recall(
@@ -117,4 +116,21 @@ export function recallForWake(
       span.end();
     }
   });
+}
+
+type UserMessage = Extract<SessionEvent, { type: "user.message" }>;
+
+/**
+ * The user messages no model request has seen yet, in seq order. They are the history's last ones, so
+ * it is read from the end until all are found: a wake's start does not walk a long session's history.
+ */
+function unprocessedMessages(view: SessionView): UserMessage[] {
+  const unprocessed = new Set(view.state.unprocessed_message_ids);
+  const found: UserMessage[] = [];
+  const { events } = view;
+  for (let index = events.length - 1; index >= 0 && found.length < unprocessed.size; index--) {
+    const event = events[index];
+    if (event?.type === "user.message" && unprocessed.has(event.id)) found.push(event);
+  }
+  return found.reverse();
 }
