@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import {
+  type AcquiredLease,
+  acquireLease,
   agentSqlRunnerRole,
   createDb,
   createSession,
@@ -149,4 +151,21 @@ export async function seedWake(
   });
   if (wake === null) throw new Error("a new session has no open wake");
   return { sessionId: session.id, wakeId: wake.id };
+}
+
+/** A new session of the seeded agent whose wake the worker `test` has leased, as a wake starts. */
+export async function seedLease(
+  testDb: TestDatabase,
+  seeded: SeededAgent,
+): Promise<{ sessionId: string; wakeId: string; lease: AcquiredLease }> {
+  const { sessionId, wakeId } = await seedWake(testDb.db, seeded);
+  const lease = await acquireLease(testDb.appDb, {
+    tenantId: seeded.tenantId,
+    sessionId,
+    wakeId,
+    workerId: "test",
+    ttlMs: 30_000,
+  });
+  if (lease === null) throw new Error("a new wake's lease was refused");
+  return { sessionId, wakeId, lease };
 }

@@ -1,9 +1,9 @@
-import { type AcquiredLease, acquireLease, openWake } from "@wakeloop/db";
+import type { AcquiredLease } from "@wakeloop/db";
 import {
   createTestDatabase,
   type SeededAgent,
   seedAgent,
-  seedSession,
+  seedLease,
   type TestDatabase,
 } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,22 +20,7 @@ afterAll(() => testDb.drop());
 
 /** The lease a worker takes for a new session of the seeded agent. */
 async function lease(): Promise<AcquiredLease> {
-  const session = await seedSession(testDb.db, seeded);
-  const wake = await openWake(testDb.appDb, {
-    tenantId: seeded.tenantId,
-    sessionId: session.id,
-    reason: "user_message",
-  });
-  if (wake === null) throw new Error("no wake");
-  const taken = await acquireLease(testDb.appDb, {
-    tenantId: seeded.tenantId,
-    sessionId: session.id,
-    wakeId: wake.id,
-    workerId: "test",
-    ttlMs: 30_000,
-  });
-  if (taken === null) throw new Error("no lease");
-  return taken;
+  return (await seedLease(testDb, seeded)).lease;
 }
 
 /** The same session as pinned to another version of its agent, whose spec has `system`. */

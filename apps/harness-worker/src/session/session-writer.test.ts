@@ -1,9 +1,9 @@
-import { acquireLease, append, newId, openWake, readEvents, setAgentState } from "@wakeloop/db";
+import { append, newId, readEvents, setAgentState } from "@wakeloop/db";
 import {
   createTestDatabase,
   type SeededAgent,
   seedAgent,
-  seedSession,
+  seedLease,
   type TestDatabase,
 } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,24 +21,10 @@ afterAll(() => testDb.drop());
 
 /** A session with a wake this test holds, and the writer a worker would use for it. */
 async function heldWake() {
-  const session = await seedSession(testDb.db, seeded);
-  const wake = await openWake(testDb.appDb, {
-    tenantId: seeded.tenantId,
-    sessionId: session.id,
-    reason: "user_message",
-  });
-  if (wake === null) throw new Error("no wake");
-  const lease = await acquireLease(testDb.appDb, {
-    tenantId: seeded.tenantId,
-    sessionId: session.id,
-    wakeId: wake.id,
-    workerId: "test",
-    ttlMs: 30_000,
-  });
-  if (lease === null) throw new Error("no lease");
+  const { sessionId, wakeId, lease } = await seedLease(testDb, seeded);
   const view = await loadSession(testDb.appDb, lease, sessionSpecs(lease));
-  const writer = new SessionWriter(testDb.appDb, view, { id: wake.id, epoch: lease.epoch, traceId: null });
-  return { sessionId: session.id, wakeId: wake.id, view, writer };
+  const writer = new SessionWriter(testDb.appDb, view, { id: wakeId, epoch: lease.epoch, traceId: null });
+  return { sessionId, wakeId, view, writer };
 }
 
 const say = (text: string) => ({ type: "user.message" as const, content: [{ type: "text" as const, text }] });
