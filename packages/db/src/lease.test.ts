@@ -5,6 +5,7 @@ import {
   seedWake,
   type TestDatabase,
 } from "@wakeloop/testing";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentCode, deleteAgentCode } from "./agent-code";
 import { append } from "./event-store";
@@ -123,6 +124,27 @@ describe("leases", () => {
     const held = await startWake(testDb.appDb, { ...start, wakeId: again.id, knownSeq: 5, pageSize: 10 });
     expect(held).toMatchObject({ epoch: 2, hasAgentTools: true, events: [] });
     await deleteAgentCode(testDb.appDb, scope, "tool", "one");
+  });
+
+  it("takes the lease and appends while another transaction's foreign-key check holds the session row", async () => {
+    const { sessionId, wakeId } = await sessionWithWake();
+    const tenantId = seeded.tenantId;
+    // What an insert referencing the session takes for its foreign key (the event indexer's, the span
+    // exporter's), held until that transaction ends.
+    const keyShare = sql`SELECT 1 FROM sessions WHERE id = ${sessionId} FOR KEY SHARE`;
+    const within = <T>(work: Promise<T>) =>
+      Promise.race([work, sleep(2_000).then(() => "blocked on the session row" as const)]);
+    await testDb.db.transaction().execute(async (trx) => {
+      await keyShare.execute(trx);
+      const lease = await within(
+        acquireLease(testDb.db, { tenantId, sessionId, wakeId, workerId: "worker-a", ttlMs: 30_000 }),
+      );
+      expect(lease).toMatchObject({ epoch: 1 });
+      const appended = await within(
+        append(testDb.db, { tenantId, sessionId, events: [{ type: "session.status_running" }], fence: 1 }),
+      );
+      expect(appended).toHaveLength(1);
+    });
   });
 
   it("refuses to take a wake of another tenant's session", async () => {

@@ -34,6 +34,7 @@ import * as m0033 from "./0033-step-write-cpu";
 import * as m0034 from "./0034-held-wake-check";
 import * as m0035 from "./0035-append-opens-wake";
 import * as m0036 from "./0036-one-outbox-row-per-commit";
+import * as m0037 from "./0037-session-lock-no-key";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -75,4 +76,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0034-held-wake-check": m0034,
   "0035-append-opens-wake": m0035,
   "0036-one-outbox-row-per-commit": m0036,
+  "0037-session-lock-no-key": m0037,
 };
