@@ -55,6 +55,17 @@ describe("managed built-ins", () => {
     }
   });
 
+  // Their definitions go out with every model request (~60 kB for the default set). One non-ASCII
+  // character makes the whole body a two-byte string to whoever decodes it in JavaScript: our fake
+  // model's decode and parse of a request took twice the CPU for a single "…" in one description.
+  it("are written in ASCII, descriptions and schemas", () => {
+    for (const tool of managedTools) {
+      const text = JSON.stringify([tool.description, tool.inputSchema]);
+      // JSON text escapes control characters, so anything outside printable ASCII is non-ASCII.
+      expect(text.match(/[^ -~]/g), tool.name).toBeNull();
+    }
+  });
+
   it("ask_user pauses and is fulfilled by the client", () => {
     const askUser = managedTools.find((tool) => tool.name === "ask_user");
     expect(askUser).toMatchObject({ pauses: "ask_user", executor: "client", group: "messaging" });

@@ -54,7 +54,7 @@ const traits: Record<MemoryToolName, Traits> = {
   learning_list: {
     description:
       "List durable learnings the runtime captured from earlier wakes of this agent; promote one with " +
-      "memory_promote_note. To record one, state it in your reply inside <learning>…</learning> (a fix " +
+      "memory_promote_note. To record one, state it in your reply inside <learning>...</learning> (a fix " +
       "that worked, a pitfall, a preference later sessions should know); the runtime keeps each once.",
   },
   retrieval_search: {

@@ -194,7 +194,7 @@ const traits: Record<HandToolName, Traits> = {
   shell_set_env: {
     description:
       "Set an environment variable for later shell_run and shell_exec calls (grep and bash use a fixed " +
-      "environment). Variables that choose code (PATH, LD_*, BASH_ENV, *_CONFIG*, GIT_*, …) go through " +
+      "environment). Variables that choose code (PATH, LD_*, BASH_ENV, *_CONFIG*, GIT_*, ...) go through " +
       "the environment's exec policy like a command.",
     group: "runtime",
     effects: ["state"],

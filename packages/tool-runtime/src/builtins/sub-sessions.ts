@@ -125,7 +125,7 @@ export const subSessionTools: ToolDefinition[] = [
       "it waits on a person, finishes, or uses its cycles. Returns its summary: { session_id, " +
       "relation_to_current, status (idle | requires_action | out_of_cycles | completed | error | " +
       "archived | budget_reached | retries_exhausted), cycles_used, max_cycles, result, requires_action, " +
-      "outcome_status, promotion_ready, … }.",
+      "outcome_status, promotion_ready, ... }.",
     input: SessionRunChildInput,
     permissionPolicy: "always_allow",
     effects: ["state"],
