@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 
 import {
   type Env,
+  envCount,
   hostList,
   ProviderSettingsEnv,
   parseConfig,
@@ -9,8 +10,6 @@ import {
   ToolSettingsEnv,
 } from "@wakeloop/service-kit";
 import { z } from "zod";
-
-const count = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
 
 /** Harness worker settings: the shared ones (Postgres, NATS, telemetry, health and metrics ports) come from serviceEnv. */
 export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466 })
@@ -23,13 +22,13 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466
     // A wake spends nearly all its time waiting on the model (seconds per request, against a few ms of
     // Postgres writes and CPU per step), so one process runs hundreds at once on one core; memory and
     // Postgres connections are the limits, enforced below while pulling, not a small slot count.
-    WORKER_SLOTS: count(1, 256).describe(
+    WORKER_SLOTS: envCount(1, 256).describe(
       "Wakes run at once by this process (I/O-bound: most of a wake is waiting on the model); scale out with more processes",
     ),
-    WORKER_MAX_RSS_MB: count(64, 1_536).describe(
+    WORKER_MAX_RSS_MB: envCount(64, 1_536).describe(
       "No new wake is taken while the process' resident memory is above this; wakes in hand go on",
     ),
-    WORKER_MAX_DB_WAITERS: count(0, 32).describe(
+    WORKER_MAX_DB_WAITERS: envCount(0, 32).describe(
       "No new wake is taken while more queries than this wait for a pooled Postgres connection",
     ),
     DATABASE_POOL_MAX: z.coerce
@@ -40,26 +39,26 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466
       .describe(
         "Postgres connections this process may hold; by default WORKER_SLOTS / 16, at least 10 and at most 32",
       ),
-    HISTORY_CACHE_EVENTS: count(0, 100_000).describe(
+    HISTORY_CACHE_EVENTS: envCount(0, 100_000).describe(
       "Events of recently run sessions kept in memory, so a session's next wake on this worker reads only what is new (0: none)",
     ),
-    LEASE_TTL_MS: count(1_000, 15_000).describe(
+    LEASE_TTL_MS: envCount(1_000, 15_000).describe(
       "A wake whose worker stops renewing for this long is rescheduled; renewed every third of it",
     ),
-    MAX_MODEL_REQUESTS_PER_WAKE: count(1, 200).describe(
+    MAX_MODEL_REQUESTS_PER_WAKE: envCount(1, 200).describe(
       "A runaway guard: a wake that made this many model requests ends its turn (loop detection stops most loops first)",
     ),
-    MAX_REMINDERS_PER_SESSION: count(0, 20).describe(
+    MAX_REMINDERS_PER_SESSION: envCount(0, 20).describe(
       "Reminders not fired yet one session may have; set_reminder refuses more",
     ),
-    MODEL_MAX_RETRIES: count(0, 4).describe(
+    MODEL_MAX_RETRIES: envCount(0, 4).describe(
       "Retries of one model request on overload, rate limits and failures",
     ),
-    MODEL_RETRY_BASE_MS: count(1, 500).describe("First retry delay; doubles each retry, with full jitter"),
-    MODEL_RETRY_MAX_MS: count(1, 30_000).describe(
+    MODEL_RETRY_BASE_MS: envCount(1, 500).describe("First retry delay; doubles each retry, with full jitter"),
+    MODEL_RETRY_MAX_MS: envCount(1, 30_000).describe(
       "Ceiling of one retry delay (a provider's retry-after wins)",
     ),
-    MODEL_TIMEOUT_MS: count(1_000, 600_000).describe("One model request may take this long"),
+    MODEL_TIMEOUT_MS: envCount(1_000, 600_000).describe("One model request may take this long"),
     ANTHROPIC_API_KEY: z.string().optional().describe("For agents whose model provider is anthropic"),
     OPENAI_API_KEY: z.string().optional().describe("For agents whose model provider is openai"),
     OPENAI_COMPATIBLE_API_KEY: z
@@ -89,7 +88,7 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466
       .describe(
         "How long a memory call is sent again while no replica answers (writes are idempotent by call id)",
       ),
-    MEMORY_RECALL_TOKENS: count(0, 1_000).describe(
+    MEMORY_RECALL_TOKENS: envCount(0, 1_000).describe(
       "Tokens of memory entries recalled into the system context at wake start for the new input (0: no recall)",
     ),
     MEMORY_RECALL_HITS: z.coerce
@@ -99,31 +98,31 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466
       .max(50)
       .default(5)
       .describe("Memory hits asked for at wake start"),
-    MEMORY_CONTEXT_TIMEOUT_MS: count(50, 2_000).describe(
+    MEMORY_CONTEXT_TIMEOUT_MS: envCount(50, 2_000).describe(
       "How long a wake waits for each of the memory service's answers at its start (skills index, recalled memory); past it, it goes on without",
     ),
     WEB_FETCH_ALLOWED_HOSTS: hostList().describe(
       "Hosts web_fetch may reach on internal addresses (an intranet wiki); separate from EGRESS_ALLOWED_HOSTS so a model server is not a fetch target; comma-separated",
     ),
-    WEB_FETCH_MAX_BYTES: count(1_024, 5_242_880).describe(
+    WEB_FETCH_MAX_BYTES: envCount(1_024, 5_242_880).describe(
       "Largest page body web_fetch reads; a larger one is an error result",
     ),
-    WEB_FETCH_TIMEOUT_MS: count(100, 20_000).describe(
+    WEB_FETCH_TIMEOUT_MS: envCount(100, 20_000).describe(
       "One web_fetch or web_search request, redirects and body included",
     ),
-    WEB_FETCH_MAX_CHARS: count(100, 100_000).describe(
+    WEB_FETCH_MAX_CHARS: envCount(100, 100_000).describe(
       "Most characters of page content one web_fetch returns (a call may ask for fewer); the rest is cut with a notice",
     ),
     MCP_ALLOWED_HOSTS: hostList().describe(
       "Hosts MCP servers may be reached on at internal addresses (a team's server on the intranet); others must resolve to public addresses; comma-separated",
     ),
-    MCP_LIST_TIMEOUT_MS: count(100, 5_000).describe(
+    MCP_LIST_TIMEOUT_MS: envCount(100, 5_000).describe(
       "Connecting to one MCP server and listing its tools at a wake's start; past it the server is unreachable for that wake",
     ),
-    MCP_MAX_CALL_MS: count(1_000, 600_000).describe(
+    MCP_MAX_CALL_MS: envCount(1_000, 600_000).describe(
       "Longest any MCP request may take at the egress guard, streamed results included (a server's call_timeout_ms is capped by it)",
     ),
-    MCP_MAX_RESPONSE_BYTES: count(1_024, 10_485_760).describe(
+    MCP_MAX_RESPONSE_BYTES: envCount(1_024, 10_485_760).describe(
       "Largest MCP response read; a larger one fails the call",
     ),
     AGENT_SQL_DATABASE_URL: z
@@ -133,14 +132,14 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466
       .describe(
         "Where db_sql runs: the agent SQL runner role (made by the migrate CLI as <app role>_sql); by default DATABASE_URL with that user",
       ),
-    AGENT_SQL_POOL_MAX: count(1, 4).describe("Postgres connections held for agent SQL"),
-    AGENT_SQL_STATEMENT_TIMEOUT_MS: count(100, 5_000).describe(
+    AGENT_SQL_POOL_MAX: envCount(1, 4).describe("Postgres connections held for agent SQL"),
+    AGENT_SQL_STATEMENT_TIMEOUT_MS: envCount(100, 5_000).describe(
       "One db_sql / db_schema statement is cancelled (and rolled back) past this",
     ),
-    AGENT_SQL_MAX_ROWS: count(1, 1_000).describe(
+    AGENT_SQL_MAX_ROWS: envCount(1, 1_000).describe(
       "Rows one db_sql read returns; more are cut with truncated: true",
     ),
-    AGENT_SQL_QUOTA_MB: count(1, 100).describe(
+    AGENT_SQL_QUOTA_MB: envCount(1, 100).describe(
       "Size of one agent's SQL schema (tables, indexes, TOAST); a statement that would pass it is rolled back",
     ),
     LLM_MODEL_LOW: z

@@ -1,7 +1,13 @@
 import { isIPv4 } from "node:net";
 import { homedir, hostname } from "node:os";
 import { join } from "node:path";
-import { parseConfig, SandboxLimitsEnv, SubstrateLimitsEnv, serviceEnv } from "@wakeloop/service-kit";
+import {
+  envCount,
+  parseConfig,
+  SandboxLimitsEnv,
+  SubstrateLimitsEnv,
+  serviceEnv,
+} from "@wakeloop/service-kit";
 import { z } from "zod";
 
 /** A runner id is a subject token and part of container names: letters, digits, _ and -. */
@@ -12,8 +18,6 @@ function defaultRunnerId(): string {
       .slice(0, 40) || "runner"
   );
 }
-
-const count = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
 
 /**
  * Sandbox runner settings: the shared ones (Postgres, NATS, telemetry, health and metrics ports) come from
@@ -49,14 +53,14 @@ export const SandboxRunnerEnv = serviceEnv({ healthPort: 9083, metricsPort: 9467
       .min(1)
       .default("/var/run/docker.sock")
       .describe("Docker Engine API socket; only this service talks to Docker and no sandbox ever sees it"),
-    SANDBOX_MAX_PER_TENANT: count(1, 16).describe(
+    SANDBOX_MAX_PER_TENANT: envCount(1, 16).describe(
       "Sandboxes one tenant may hold on this runner at once (running or idle-stopped, until released)",
     ),
-    SANDBOX_NOFILE: count(64, 1_024).describe("Open files per sandbox process (the nofile ulimit)"),
-    SANDBOX_POOL_IDLE_MS: count(1_000, 900_000).describe(
+    SANDBOX_NOFILE: envCount(64, 1_024).describe("Open files per sandbox process (the nofile ulimit)"),
+    SANDBOX_POOL_IDLE_MS: envCount(1_000, 900_000).describe(
       "A warm pool no session registered or claimed for this long is dropped with its containers",
     ),
-    SANDBOX_MAX_POOLS: count(0, 8).describe(
+    SANDBOX_MAX_POOLS: envCount(0, 8).describe(
       "Warm pools (one per distinct environment) held at once; further environments start cold",
     ),
     SANDBOX_DNS_SERVERS: z

@@ -11,7 +11,14 @@ export {
   sandboxLimits,
   sandboxLimitViolations,
 } from "./sandbox-limits";
-export { natsCredentials, portNumber, type ServiceConfig, ServiceEnv, serviceEnv } from "./service-env";
+export {
+  envCount,
+  natsCredentials,
+  portNumber,
+  type ServiceConfig,
+  ServiceEnv,
+  serviceEnv,
+} from "./service-env";
 export type { ServiceContext, Stoppable } from "./stoppable";
 export { SubstrateLimitsEnv, substrateLimits } from "./substrate-limits-env";
 export { ToolSettingsEnv } from "./tool-settings-env";

@@ -1,7 +1,6 @@
 import { type EnvironmentConfig, WakeloopError } from "@wakeloop/contracts";
 import { z } from "zod";
-
-const count = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
+import { envCount } from "./service-env";
 
 /**
  * The operator's bounds on sandboxes. The gateway refuses an environment over them when it is saved
@@ -32,12 +31,12 @@ export const SandboxLimitsEnv = z.object({
     .positive()
     .default(2)
     .describe("Largest cpus an environment may ask for"),
-  SANDBOX_MAX_MEMORY_MB: count(32, 2_048).describe("Largest memory_mb an environment may ask for"),
-  SANDBOX_MAX_PIDS: count(16, 512).describe("Largest pids_limit an environment may ask for"),
-  SANDBOX_MAX_WARM_POOL_SIZE: count(0, 2).describe(
+  SANDBOX_MAX_MEMORY_MB: envCount(32, 2_048).describe("Largest memory_mb an environment may ask for"),
+  SANDBOX_MAX_PIDS: envCount(16, 512).describe("Largest pids_limit an environment may ask for"),
+  SANDBOX_MAX_WARM_POOL_SIZE: envCount(0, 2).describe(
     "Largest warm_pool_size an environment may ask for (idle containers held per pool)",
   ),
-  SANDBOX_MAX_WORKSPACE_MB: count(16, 4_096).describe(
+  SANDBOX_MAX_WORKSPACE_MB: envCount(16, 4_096).describe(
     "Largest workspace_mb an environment may ask for (each session's /workspace is a filesystem of that size on the runner's host)",
   ),
 });

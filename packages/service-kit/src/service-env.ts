@@ -6,6 +6,11 @@ export function portNumber() {
   return z.coerce.number().int().min(0).max(65_535);
 }
 
+/** A whole-number setting of at least `min`, `fallback` when unset. */
+export function envCount(min: number, fallback: number) {
+  return z.coerce.number().int().min(min).default(fallback);
+}
+
 /** The OpenTelemetry `OTEL_METRICS_EXPORTER` values we support (the spec's list, less `console`). */
 const METRICS_EXPORTERS = ["otlp", "prometheus", "none"] as const;
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
