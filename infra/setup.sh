@@ -9,7 +9,15 @@ step "node dependencies (npm ci)"
 # npm 11 rejects a lockfile when the registry serves no copy of another platform's optional binary
 # (npm/cli#9846, e.g. @biomejs/cli-darwin-arm64 on a Linux-only mirror); npm 10's `ci` installs the very
 # same lockfile exactly, so it is the fallback, not `npm install`.
-npm ci --no-audit --no-fund || npx -y npm@10 ci --no-audit --no-fund
+# A tree `npm ci` installed from this very lockfile, with this Node.js, is kept: `npm ci` would delete
+# and reinstall it (a minute or two at every `infra/up.sh`). Delete node_modules to force a reinstall.
+installed="$(sha256sum package-lock.json | cut -d' ' -f1) node $(node --version)"
+if [ "$(cat node_modules/.wakeloop-installed 2>/dev/null)" = "$installed" ]; then
+  echo "node_modules is installed from this package-lock.json"
+else
+  npm ci --no-audit --no-fund || npx -y npm@10 ci --no-audit --no-fund
+  echo "$installed" >node_modules/.wakeloop-installed
+fi
 
 step "promtool (the tests check infra/prometheus/prometheus.yml with it)"
 if ! command -v promtool >/dev/null 2>&1; then
