@@ -107,15 +107,14 @@ export class SessionView {
 
   /** The tool-use events (managed and MCP) that have no result yet, in the order the model made them. */
   unresolvedCalls(): ToolUseEvent[] {
-    const resolved = new Set<string>();
+    // One pass: a result always follows its call, and a Map keeps the calls in the order they came.
+    const open = new Map<string, ToolUseEvent>();
     for (const event of this.history) {
-      if (event.type === "agent.tool_result") resolved.add(event.tool_use_id);
-      else if (event.type === "agent.mcp_tool_result") resolved.add(event.mcp_tool_use_id);
+      if (event.type === "agent.tool_use" || event.type === "agent.mcp_tool_use") open.set(event.id, event);
+      else if (event.type === "agent.tool_result") open.delete(event.tool_use_id);
+      else if (event.type === "agent.mcp_tool_result") open.delete(event.mcp_tool_use_id);
     }
-    return this.history.filter(
-      (event): event is ToolUseEvent =>
-        (event.type === "agent.tool_use" || event.type === "agent.mcp_tool_use") && !resolved.has(event.id),
-    );
+    return [...open.values()];
   }
 
   /** Whether a call was announced as `agent.mcp_tool_use` (its result is then an `agent.mcp_tool_result`). */
