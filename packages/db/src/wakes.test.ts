@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { append, appendAt, type NewEvent } from "./event-store";
 import { acquireLease } from "./lease";
 import { claimWakesToPublish } from "./wake-dispatch";
-import { NOT_SCHEDULED, scheduleWake, sessionAwaitingWake } from "./wakes";
+import { NOT_SCHEDULED, scheduledWake, scheduleWake, sessionAwaitingWake } from "./wakes";
 
 let testDb: TestDatabase;
 
@@ -162,6 +162,34 @@ describe("scheduleWake", () => {
     const { opened } = await schedule(seeded, 5);
     await runAndFinish(seeded, opened);
     expect(await claimWakesToPublish(testDb.db, { tenantId: seeded.tenantId, maxInFlight: 5 })).toEqual([]);
+  });
+});
+
+describe("scheduledWake", () => {
+  const asked = { id: "wake_a", tenant_id: "tnt_a", session_id: "sesn_a", reason: "user_message" as const };
+
+  it("reads the jobs wl_open_wake claimed through their schema", () => {
+    const job = { ...asked, attempt: 1 };
+    expect(
+      scheduledWake(
+        [
+          { opened: true, wake: null },
+          { opened: false, wake: job },
+        ],
+        asked,
+      ),
+    ).toEqual({
+      opened: job,
+      claimed: [job],
+      held: false,
+    });
+  });
+
+  it("refuses a claimed job whose JSON does not match (invariant 8)", () => {
+    const rows = [{ opened: false, wake: { ...asked, attempt: 0 } }];
+    expect(() => scheduledWake(rows, asked)).toThrow(
+      expect.objectContaining({ code: "stored_json_invalid" }),
+    );
   });
 });
 

@@ -1,8 +1,10 @@
-import type { WakeReason } from "@wakeloop/contracts";
+import { Id, WakeReason } from "@wakeloop/contracts";
 import { type Kysely, sql } from "kysely";
+import { z } from "zod";
 import type { Database, WakeRow } from "./database";
 import type { SessionRow } from "./event-rows";
 import { newId } from "./ids";
+import { readJson } from "./json-readers";
 import { readSession } from "./session-queries";
 
 export interface OpenWakeInput {
@@ -57,11 +59,20 @@ export async function scheduleWake(db: Kysely<Database>, input: ScheduleWakeInpu
   });
 }
 
-/** A row of `wl_open_wake`: the wake it opened (`opened`, no job), or a job it claimed. */
+/** A row of `wl_open_wake`: the wake it opened (`opened`, no job), or a job it claimed (JSON). */
 export interface OpenWakeRow {
   opened: boolean;
-  wake: QueuedWakeJob | null;
+  wake: unknown;
 }
+
+/** A job `wl_open_wake` claimed, as its JSON reads back. */
+const ClaimedWake = z.object({
+  id: Id,
+  tenant_id: Id,
+  session_id: Id,
+  attempt: z.number().int().positive(),
+  reason: WakeReason,
+});
 
 /** What `wl_open_wake` answered for the wake it was asked to open (no rows: the session had one). */
 export function scheduledWake(
@@ -70,17 +81,7 @@ export function scheduledWake(
 ): ScheduledWake {
   if (rows.length === 0) return NOT_SCHEDULED;
   const claimed = rows.flatMap(({ wake }) =>
-    wake === null
-      ? []
-      : [
-          {
-            id: wake.id,
-            tenant_id: wake.tenant_id,
-            session_id: wake.session_id,
-            attempt: wake.attempt,
-            reason: wake.reason,
-          },
-        ],
+    wake === null ? [] : [readJson(ClaimedWake, wake, "claimed wake job")],
   );
   const opened = { ...asked, attempt: 1 };
   return { opened, claimed, held: !claimed.some((job) => job.id === asked.id) };
