@@ -204,7 +204,8 @@ export function createClient(options: ClientOptions) {
         ),
       /**
        * The session's events from `afterSeq` on, live, as an async iterator. A dropped connection is
-       * resumed with `Last-Event-ID`, so nothing is missed; stop with `signal`.
+       * resumed with `Last-Event-ID`, so nothing is missed, and so is a 429, 502, 503 or 504 answer,
+       * after its `Retry-After` or a growing pause; another error status throws. Stop with `signal`.
        */
       stream: (sessionId: string, streamOptions: StreamOptions = {}) =>
         streamEvents(
@@ -246,6 +247,35 @@ function errorOf(text: string): ApiError["error"] {
   return (parseBody(text) as Partial<ApiError> | undefined)?.error ?? { type: "api_error", message: text };
 }
 
+/**
+ * Answers a stream is asked for again after a pause: rate limited, or the gateway (or a proxy in
+ * front of it) unable to serve for now (the gateway answers 503 with `Retry-After` while Postgres has
+ * no connection to give). Any other error status is the caller's to handle.
+ */
+const RETRYABLE_STREAM_STATUS = new Set([429, 502, 503, 504]);
+const RECONNECT_MS = { first: 500, max: 10_000 };
+
+/** `Retry-After` when the server sent seconds, else a pause that doubles with each failure in a row. */
+function reconnectDelayMs(failures: number, retryAfter: string | null): number {
+  const seconds = retryAfter === null || retryAfter.trim() === "" ? Number.NaN : Number(retryAfter);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 60_000);
+  return Math.min(RECONNECT_MS.first * 2 ** failures, RECONNECT_MS.max);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
 async function* streamEvents(
   doFetch: typeof fetch,
   url: string,
@@ -253,6 +283,8 @@ async function* streamEvents(
   options: StreamOptions,
 ): AsyncGenerator<SessionEvent> {
   let lastSeq = options.afterSeq ?? 0;
+  // Connections in a row that failed before the stream began: each waits longer.
+  let failures = 0;
   for (let attempt = 0; !options.signal?.aborted; attempt++) {
     if (attempt > 0) options.onReconnect?.(lastSeq);
     let response: Response;
@@ -267,12 +299,18 @@ async function* streamEvents(
       });
     } catch {
       if (options.signal?.aborted) return;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await pause(reconnectDelayMs(failures++, null), options.signal);
+      continue;
+    }
+    if (RETRYABLE_STREAM_STATUS.has(response.status)) {
+      await response.body?.cancel();
+      await pause(reconnectDelayMs(failures++, response.headers.get("retry-after")), options.signal);
       continue;
     }
     if (!response.ok || response.body === null) {
       throw new WakeloopApiError(response.status, errorOf(await response.text()));
     }
+    failures = 0;
     const messages = response.body
       .pipeThrough(new TextDecoderStream())
       .pipeThrough(new EventSourceParserStream());
