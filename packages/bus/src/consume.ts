@@ -1,8 +1,7 @@
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import type { MsgHdrs } from "@nats-io/transport-node";
 import { context } from "@opentelemetry/api";
-import { type BusError, WakeloopError } from "@wakeloop/contracts";
-import { backoffDelay, sleep } from "./backoff";
+import { type BusError, backoffDelay, sleep, WakeloopError } from "@wakeloop/contracts";
 import type { Catalog, CatalogEntry, ConsumerSpec, ParsedOf } from "./catalog";
 import { type DeadLetterReason, deadLetterMsgId, deadLetterOf } from "./dead-letter";
 import { asWakeloopError } from "./errors";

@@ -1,9 +1,8 @@
 import { metrics } from "@opentelemetry/api";
-import { WakeloopError } from "@wakeloop/contracts";
+import { type BackoffOptions, backoffDelay, sleep, WakeloopError } from "@wakeloop/contracts";
 import type { Database } from "@wakeloop/db";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
-import { type BackoffOptions, backoffDelay, sleep } from "./backoff";
 import type { Bus } from "./connect";
 import { LagHistogram, type LagSnapshot } from "./lag-histogram";
 import { createStreamPublisher, type StreamMessage, type StreamPublisher } from "./stream-publisher";

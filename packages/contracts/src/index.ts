@@ -1,5 +1,6 @@
 export * from "./agent-code";
 export * from "./api";
+export * from "./backoff";
 export * from "./bus";
 export * from "./content";
 export * from "./errors";

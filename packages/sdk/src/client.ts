@@ -23,6 +23,8 @@ import type {
   UpdateSessionRequest,
   UserEventInput,
 } from "@wakeloop/contracts";
+// The subpath, not the index: a browser bundle of the SDK takes no schemas (zod) with it.
+import { backoffDelay, sleep } from "@wakeloop/contracts/backoff";
 import type { EffectiveToolSet } from "@wakeloop/tool-runtime";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 
@@ -253,27 +255,13 @@ function errorOf(text: string): ApiError["error"] {
  * no connection to give). Any other error status is the caller's to handle.
  */
 const RETRYABLE_STREAM_STATUS = new Set([429, 502, 503, 504]);
-const RECONNECT_MS = { first: 500, max: 10_000 };
+const RECONNECT_BACKOFF = { initialMs: 500, maxMs: 10_000 };
 
 /** `Retry-After` when the server sent seconds, else a pause that doubles with each failure in a row. */
 function reconnectDelayMs(failures: number, retryAfter: string | null): number {
   const seconds = retryAfter === null || retryAfter.trim() === "" ? Number.NaN : Number(retryAfter);
   if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 60_000);
-  return Math.min(RECONNECT_MS.first * 2 ** failures, RECONNECT_MS.max);
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
+  return backoffDelay(failures, RECONNECT_BACKOFF);
 }
 
 async function* streamEvents(
@@ -299,12 +287,12 @@ async function* streamEvents(
       });
     } catch {
       if (options.signal?.aborted) return;
-      await pause(reconnectDelayMs(failures++, null), options.signal);
+      await sleep(reconnectDelayMs(failures++, null), options.signal);
       continue;
     }
     if (RETRYABLE_STREAM_STATUS.has(response.status)) {
       await response.body?.cancel();
-      await pause(reconnectDelayMs(failures++, response.headers.get("retry-after")), options.signal);
+      await sleep(reconnectDelayMs(failures++, response.headers.get("retry-after")), options.signal);
       continue;
     }
     if (!response.ok || response.body === null) {

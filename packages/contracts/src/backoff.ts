@@ -1,3 +1,4 @@
+// Shared by the services (bus) and the SDK, which imports it alone (`@wakeloop/contracts/backoff`) to run in browsers.
 export interface BackoffOptions {
   initialMs: number;
   maxMs: number;
