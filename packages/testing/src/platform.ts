@@ -181,7 +181,7 @@ export class Platform {
       });
       this.apps.set("sandbox-runner", new AppProcess("sandbox-runner", env, { cwd: ROOT, run: this.run }));
     }
-    for (let index = 1; index <= (this.options.workers ?? 2); index++) this.startWorker(`worker-${index}`);
+    for (let index = 1; index <= (this.options.workers ?? 2); index++) this.spawnWorker(`worker-${index}`);
     await Promise.all([...this.apps.values()].map((app) => app.record("ready", READY_TIMEOUT_MS)));
     const listening = await this.app("gateway").record("API listening", READY_TIMEOUT_MS);
     this.baseUrl = `http://127.0.0.1:${String(listening.port)}`;
@@ -197,13 +197,23 @@ export class Platform {
 
   /** Starts a harness worker under `name` (also its WORKER_ID); resolves once it is ready. */
   startWorker(name: string): Promise<AppProcess> {
+    const worker = this.spawnWorker(name);
+    return worker.record("ready", READY_TIMEOUT_MS).then(() => worker);
+  }
+
+  /**
+   * Starts a harness worker without waiting for it: boot waits for every app at once, and a second,
+   * unawaited wait on a worker that fails to start would be an unhandled rejection, ending the test
+   * process before `stop` drops the database.
+   */
+  private spawnWorker(name: string): AppProcess {
     const worker = new AppProcess(
       "harness-worker",
       this.env("harness-worker", { WORKER_ID: name, ...this.options.workerEnv }),
       { cwd: ROOT, run: this.run },
     );
     this.apps.set(name, worker);
-    return worker.record("ready", READY_TIMEOUT_MS).then(() => worker);
+    return worker;
   }
 
   /** Starts one more orchestrator replica under `name`; resolves once it is ready. */
