@@ -1,4 +1,4 @@
-// Shared by the services (bus) and the SDK, which imports it alone (`@wakeloop/contracts/backoff`) to run in browsers.
+// Shared by the services (bus, model providers) and the SDK, which imports it alone (`@wakeloop/contracts/backoff`) to run in browsers.
 export interface BackoffOptions {
   initialMs: number;
   maxMs: number;
@@ -21,4 +21,19 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal?.addEventListener("abort", done, { once: true });
   });
+}
+
+/**
+ * How long a server asked to be left alone: `retry-after-ms` (OpenAI's), else `Retry-After` in seconds
+ * or as an HTTP date; undefined when it said nothing usable.
+ */
+export function retryAfterMs(headers: Headers | undefined, now: number): number | undefined {
+  const ms = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

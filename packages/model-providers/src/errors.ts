@@ -3,7 +3,7 @@ import {
   APIError as AnthropicAPIError,
   APIConnectionTimeoutError as AnthropicTimeoutError,
 } from "@anthropic-ai/sdk";
-import { WakeloopError } from "@wakeloop/contracts";
+import { retryAfterMs, WakeloopError } from "@wakeloop/contracts";
 import { findEgressError } from "@wakeloop/egress";
 import {
   APIUserAbortError as OpenAIAbortError,
@@ -57,17 +57,6 @@ export class ModelError extends WakeloopError {
     });
     this.name = "ModelError";
   }
-}
-
-function retryAfterMs(headers: Headers | undefined, now: number): number | undefined {
-  const ms = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers?.get("retry-after");
-  if (!value) return undefined;
-  const seconds = Number.parseFloat(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 function codeFor(status: number | undefined, providerType: string | undefined): ModelErrorCode {

@@ -24,7 +24,7 @@ import type {
   UserEventInput,
 } from "@wakeloop/contracts";
 // The subpath, not the index: a browser bundle of the SDK takes no schemas (zod) with it.
-import { backoffDelay, sleep } from "@wakeloop/contracts/backoff";
+import { backoffDelay, retryAfterMs, sleep } from "@wakeloop/contracts/backoff";
 import type { EffectiveToolSet } from "@wakeloop/tool-runtime";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 
@@ -257,11 +257,10 @@ function errorOf(text: string): ApiError["error"] {
 const RETRYABLE_STREAM_STATUS = new Set([429, 502, 503, 504]);
 const RECONNECT_BACKOFF = { initialMs: 500, maxMs: 10_000 };
 
-/** `Retry-After` when the server sent seconds, else a pause that doubles with each failure in a row. */
-function reconnectDelayMs(failures: number, retryAfter: string | null): number {
-  const seconds = retryAfter === null || retryAfter.trim() === "" ? Number.NaN : Number(retryAfter);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 60_000);
-  return backoffDelay(failures, RECONNECT_BACKOFF);
+/** What the server asked for (at most a minute), else a pause that doubles with each failure in a row. */
+function reconnectDelayMs(failures: number, headers?: Headers): number {
+  const asked = retryAfterMs(headers, Date.now());
+  return asked === undefined ? backoffDelay(failures, RECONNECT_BACKOFF) : Math.min(asked, 60_000);
 }
 
 async function* streamEvents(
@@ -287,12 +286,12 @@ async function* streamEvents(
       });
     } catch {
       if (options.signal?.aborted) return;
-      await sleep(reconnectDelayMs(failures++, null), options.signal);
+      await sleep(reconnectDelayMs(failures++), options.signal);
       continue;
     }
     if (RETRYABLE_STREAM_STATUS.has(response.status)) {
       await response.body?.cancel();
-      await sleep(reconnectDelayMs(failures++, response.headers.get("retry-after")), options.signal);
+      await sleep(reconnectDelayMs(failures++, response.headers), options.signal);
       continue;
     }
     if (!response.ok || response.body === null) {
