@@ -43,6 +43,14 @@ async function send(sessionId: string, ...events: unknown[]) {
   return response.body.events as SessionEvent[];
 }
 
+/** The session's tool-call ledger rows (calls that can have an unknown outcome), oldest first. */
+const ledgerOf = (sessionId: string) =>
+  platform.db
+    .selectFrom("tool_calls")
+    .select(["name", "status"])
+    .where("session_id", "=", sessionId)
+    .orderBy("created_at")
+    .execute();
 const say = (text: string) => ({ type: "user.message", content: [{ type: "text", text }] });
 const types = (events: SessionEvent[]) => events.map((event) => event.type);
 const textOf = (event: SessionEvent | undefined) =>
@@ -153,15 +161,12 @@ describe("session loop", () => {
     expect(results.every((result) => result.type === "agent.tool_result" && !result.is_error)).toBe(true);
     expect(JSON.parse(textOf(results[1]))).toEqual({ key: "plan", value: { step: 1 } });
     expect(textOf(events.findLast((event) => event.type === "agent.message"))).toBe("The plan is step 1.");
-    const ledger = await platform.db
-      .selectFrom("tool_calls")
-      .select(["name", "status"])
-      .where("session_id", "=", id)
-      .execute();
-    expect(ledger.map((row) => [row.name, row.status]).sort()).toEqual([
-      ["get_state", "succeeded"],
-      ["set_state", "succeeded"],
-    ]);
+    // Each call committed with its effect and result, so it can never be unknown: its events are its
+    // record, and neither it nor its one-call plan has a ledger row.
+    expect(await ledgerOf(id)).toEqual([]);
+    expect(
+      await platform.db.selectFrom("tool_batches").select("id").where("session_id", "=", id).execute(),
+    ).toEqual([]);
   });
 
   it("pauses an always_ask call until it is allowed, then runs it", async () => {
@@ -182,10 +187,11 @@ describe("session loop", () => {
     expect(pending.body.data).toEqual([
       { event_id: toolUse?.id, kind: "tool_confirmation", name: "set_state", input: { key: "k", value: 1 } },
     ]);
-    // Nothing ran before the allow (invariant 4).
+    // Nothing ran before the allow (invariant 4); the waiting call is in the ledger.
     expect(
       await platform.db.selectFrom("agent_state").selectAll().where("agent_id", "=", agentId).execute(),
     ).toEqual([]);
+    expect(await ledgerOf(id)).toEqual([{ name: "set_state", status: "planned" }]);
 
     await send(id, { type: "user.tool_confirmation", tool_use_id: toolUse?.id, result: "allow" });
     await platform.waitForIdle(id, "end_turn");
@@ -198,6 +204,7 @@ describe("session loop", () => {
     expect(
       await platform.db.selectFrom("agent_state").select("value").where("agent_id", "=", agentId).execute(),
     ).toEqual([{ value: 1 }]);
+    expect(await ledgerOf(id)).toEqual([{ name: "set_state", status: "succeeded" }]);
   });
 
   it("returns the deny message as an error result when an always_ask call is denied", async () => {

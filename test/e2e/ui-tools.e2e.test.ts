@@ -1,6 +1,7 @@
 import type { SessionEvent } from "@wakeloop/contracts";
 import { createClient } from "@wakeloop/sdk";
 import { Platform } from "@wakeloop/testing";
+import { BatchPlan } from "@wakeloop/tool-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The UI tools and run_sandbox_code through the services: send_message and render_blocks as events a
@@ -116,16 +117,24 @@ describe("UI tools", () => {
       { isError: false, text: JSON.stringify({ ok: true }) },
       { isError: false, text: JSON.stringify({ ok: true, rendered: 2 }) },
     ]);
-    // Each shown call is in the ledger like every tool call.
-    const ledger = await platform.db
-      .selectFrom("tool_calls")
-      .select(["name", "status"])
+    // The shown calls committed with their results, so none can have an unknown outcome and the
+    // ledger holds none of them; the batch's plan (three calls, one refused) is stored.
+    expect(
+      await platform.db.selectFrom("tool_calls").select("id").where("session_id", "=", id).execute(),
+    ).toEqual([]);
+    const batches = await platform.db
+      .selectFrom("tool_batches")
+      .select("plan")
       .where("session_id", "=", id)
-      .orderBy("created_at")
       .execute();
-    expect(ledger).toEqual([
-      { name: "send_message", status: "succeeded" },
-      { name: "render_blocks", status: "succeeded" },
+    expect(
+      batches.map((batch) => BatchPlan.parse(batch.plan).calls.map((call) => [call.name, call.status])),
+    ).toEqual([
+      [
+        ["send_message", "run"],
+        ["render_blocks", "run"],
+        ["render_blocks", expect.any(String)],
+      ],
     ]);
   }, 90_000);
 

@@ -371,7 +371,9 @@ class Wake {
       { type: "session.usage", usage, budget: this.view.state.budget },
       ...plan.rejected,
     );
-    const batch = plan.batch.calls.length > 0 ? { batchPlan: plan.batch } : {};
+    // A stored plan says which calls ran together and why others did not; a single call's plan is one
+    // group of that call, which its own events already say.
+    const batch = plan.batch.calls.length > 1 ? { batchPlan: plan.batch } : {};
     if (plan.stop) {
       const stop: NewEvent = {
         type: "session.error",
@@ -422,7 +424,7 @@ class Wake {
         : this.endOfStep(plan, response, withToolUsage({ ...this.view.state, usage }, results), runSpent);
       return {
         events: [...events, ...results.events, ...(end?.events ?? [])],
-        record: settledRecords(plan.planned, results.settle),
+        record: unsettled(plan.planned, results.settle),
         ...batch,
         ...(agentState && { agentState }),
         ...(end?.finish && { finish: end.finish }),
@@ -646,15 +648,15 @@ function requestEnd(start: SessionEvent, usage: TokenUsage, isError: boolean): N
 }
 
 /** The planned calls as they enter the ledger when they ran in the same commit: with their outcomes. */
-function settledRecords(
-  planned: readonly ToolCallRecord[],
-  settled: readonly ToolCallUpdate[],
-): ToolCallRecord[] {
-  const outcomes = new Map(settled.map((update) => [update.id, update]));
-  return planned.map((call) => {
-    const outcome = outcomes.get(call.id);
-    return outcome ? { ...call, status: outcome.status, result: outcome.result } : call;
-  });
+/**
+ * The ledger rows of a step whose calls run in the commit that announces them: only the calls it
+ * leaves unsettled (awaiting an allow). A call that runs here commits its announcement, its effect and
+ * its result together or not at all, so its outcome is never unknown and its events are its record;
+ * a ledger row would repeat them (about a fifth of a state-tool step's statement).
+ */
+function unsettled(planned: readonly ToolCallRecord[], settled: readonly ToolCallUpdate[]): ToolCallRecord[] {
+  const ids = new Set(settled.map((update) => update.id));
+  return planned.filter((call) => !ids.has(call.id));
 }
 
 const ZERO: TokenUsage = {
