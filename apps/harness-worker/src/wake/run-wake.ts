@@ -647,12 +647,12 @@ function requestEnd(start: SessionEvent, usage: TokenUsage, isError: boolean): N
   };
 }
 
-/** The planned calls as they enter the ledger when they ran in the same commit: with their outcomes. */
 /**
  * The ledger rows of a step whose calls run in the commit that announces them: only the calls it
  * leaves unsettled (awaiting an allow). A call that runs here commits its announcement, its effect and
  * its result together or not at all, so its outcome is never unknown and its events are its record;
- * a ledger row would repeat them (about a fifth of a state-tool step's statement).
+ * a ledger row would repeat them (with its one-call plan, about a quarter of a state-tool step's
+ * statement).
  */
 function unsettled(planned: readonly ToolCallRecord[], settled: readonly ToolCallUpdate[]): ToolCallRecord[] {
   const ids = new Set(settled.map((update) => update.id));
