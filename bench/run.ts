@@ -8,6 +8,7 @@ import { runAppendBench } from "../packages/db/bench/append-bench";
 import { runNavigationBench } from "../packages/db/bench/navigation-bench";
 import { runOutcomeBench } from "../packages/db/bench/outcome-bench";
 import { runConcurrencyBench } from "./concurrency-bench";
+import { runMachineFloor } from "./machine-floor";
 import { runModelHttpBench } from "./model-http-bench";
 import { runRequestBuildBench } from "./request-build-bench";
 import { runScheduleBench } from "./schedule-bench";
@@ -18,11 +19,13 @@ import { runWebBench } from "./web-bench";
 // npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `browser` (the browser tools in the sandbox image with Chromium, browser-bench.ts) needs that image.
-// `session` is the platform end to end: zero-latency loops and dispatch (session-bench.ts), then the
-// I/O-bound load of issue #9, one worker and two (concurrency-bench.ts); with `--provider anthropic` its
-// agents speak the Anthropic protocol to the fake model. Each figure with a target in the issue is
-// marked met or not. `requests` times the encoding of one Anthropic request body (request-build-bench.ts);
-// `modelhttp` the CPU of one streamed model request, client and fake model apart (model-http-bench.ts).
+// `session` is the platform end to end, after the machine's floor (machine-floor.ts: a Postgres
+// commit, a JetStream ack and a JSON parse, to read the run against its machine): zero-latency loops
+// and dispatch (session-bench.ts), then the I/O-bound load of issue #9, one worker and two
+// (concurrency-bench.ts); with `--provider anthropic` its agents speak the Anthropic protocol to the
+// fake model. Each figure with a target in the issue is marked met or not. `requests` times the
+// encoding of one Anthropic request body (request-build-bench.ts); `modelhttp` the CPU of one streamed
+// model request, client and fake model apart (model-http-bench.ts).
 // The services run compiled, as in production: `npm run bench` builds them first (`npm run build`).
 // Writes bench/results/<timestamp>.json and latest.json, and prints a table. Medians and tails
 // come from one run on one machine: compare ratios within a run, not absolute numbers across runs.
@@ -71,6 +74,12 @@ const value = (name: string, shown: string, target = "", met?: boolean) =>
   rows.push([name, shown, "", "", target, mark(met)]);
 
 if (only.has("session")) {
+  // The machine's own floor first, so the platform's figures below can be read against this run's machine.
+  const floor = await runMachineFloor({ iterations: values.quick ? 100 : 500 });
+  results.machineFloor = floor;
+  latency("machine floor: Postgres commit, two writes in one round trip (ms)", floor.postgresCommitMs);
+  latency("machine floor: JetStream publish → ack (ms)", floor.jetstreamAckMs);
+  latency(`machine floor: JSON.parse of ${Math.round(floor.jsonBytes / 1000)} kB (ms)`, floor.jsonParseMs);
   const session = await runSessionBench({ quick: values.quick, run: "dist", provider });
   results.session = session;
   const dispatch = { p50: 6, p99: 20 };
