@@ -1,23 +1,34 @@
 import { randomBytes } from "node:crypto";
-import { AppProcess, createTestDatabase, type TestDatabase } from "@wakeloop/testing";
+import { connectBus } from "@wakeloop/bus";
+import {
+  AppProcess,
+  cleanupPrefix,
+  createTestDatabase,
+  type TestDatabase,
+  testNatsUrl,
+} from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Every app runs as its own process, started the way operators start it, against this file's own
 // database and subject prefix; ports are 0 so the OS picks free ones and each app logs its own.
 
 const APPS = ["gateway", "orchestrator", "harness-worker", "sandbox-runner", "memory-retrieval"] as const;
-const NATS_URL = process.env.WL_TEST_NATS_URL ?? "nats://127.0.0.1:4222";
+const NATS_URL = testNatsUrl();
 const READY_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 15_000;
 
 let testDb: TestDatabase;
 const started: AppProcess[] = [];
+/** Each app's own subject prefix: the streams it creates are removed after the file. */
+const prefixes: string[] = [];
 
 function startApp(app: string, env: Record<string, string>): AppProcess {
+  const prefix = `lifecycle_${randomBytes(4).toString("hex")}`;
+  prefixes.push(prefix);
   const service = new AppProcess(app, {
     DATABASE_URL: testDb.appUrl,
     NATS_URL,
-    WL_SUBJECT_PREFIX: `lifecycle_${randomBytes(4).toString("hex")}`,
+    WL_SUBJECT_PREFIX: prefix,
     HEALTH_PORT: "0",
     METRICS_PORT: "0",
     PORT: "0",
@@ -36,6 +47,12 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const service of started) service.kill("SIGKILL");
   await Promise.all(started.map((service) => service.exited));
+  const bus = await connectBus({ servers: NATS_URL, name: "apps-lifecycle-cleanup" });
+  try {
+    for (const prefix of prefixes) await cleanupPrefix(bus.jsm, prefix);
+  } finally {
+    await bus.close();
+  }
   await testDb?.drop();
 });
 
