@@ -1,10 +1,9 @@
-import { performance } from "node:perf_hooks";
 import { connectBus, streamNamePrefix } from "@wakeloop/bus";
 import {
   cleanupPrefix,
   createTestDatabase,
   type LatencySummary,
-  summarize,
+  measureLatency,
   testNatsUrl,
   testPrefix,
 } from "@wakeloop/testing";
@@ -40,31 +39,22 @@ function requestSizedJson(): string {
   return JSON.stringify({ model: "floor", stream: true, tools });
 }
 
-async function timed(iterations: number, once: (index: number) => unknown): Promise<LatencySummary> {
-  const samples: number[] = [];
-  for (let index = 0; index < iterations; index++) {
-    const started = performance.now();
-    await once(index);
-    samples.push(performance.now() - started);
-  }
-  return summarize(samples);
-}
-
 export async function runMachineFloor({ iterations = 500 } = {}): Promise<MachineFloor> {
-  const warm = Math.ceil(iterations / 10);
   const database = await createTestDatabase({ max: 1 });
   let postgresCommitMs: LatencySummary;
   try {
     await sql`CREATE TABLE floor_probe (id integer PRIMARY KEY, n integer NOT NULL)`.execute(database.db);
-    // No parameters, so one simple-protocol message: the whole transaction is one round trip.
-    const commit = (index: number) =>
-      sql
+    // No parameters, so one simple-protocol message: the whole transaction is one round trip. Each
+    // commit inserts a row of its own (warm-up runs included).
+    let row = 0;
+    postgresCommitMs = await measureLatency(iterations, () => {
+      row += 1;
+      return sql
         .raw(
-          `BEGIN; INSERT INTO floor_probe VALUES (${index}, 0); UPDATE floor_probe SET n = n + 1 WHERE id = ${index}; COMMIT`,
+          `BEGIN; INSERT INTO floor_probe VALUES (${row}, 0); UPDATE floor_probe SET n = n + 1 WHERE id = ${row}; COMMIT`,
         )
         .execute(database.db);
-    await timed(warm, (index) => commit(-1 - index));
-    postgresCommitMs = await timed(iterations, commit);
+    });
   } finally {
     await database.drop();
   }
@@ -76,15 +66,13 @@ export async function runMachineFloor({ iterations = 500 } = {}): Promise<Machin
     const subject = `${prefix}.floor`;
     await bus.jsm.streams.add({ name: `${streamNamePrefix(prefix)}_FLOOR`, subjects: [subject] });
     const payload = new TextEncoder().encode("x".repeat(512));
-    await timed(warm, () => bus.js.publish(subject, payload));
-    jetstreamAckMs = await timed(iterations, () => bus.js.publish(subject, payload));
+    jetstreamAckMs = await measureLatency(iterations, () => bus.js.publish(subject, payload));
   } finally {
     await cleanupPrefix(bus.jsm, prefix);
     await bus.close();
   }
 
   const json = requestSizedJson();
-  await timed(warm, () => JSON.parse(json));
-  const jsonParseMs = await timed(iterations, () => JSON.parse(json));
+  const jsonParseMs = await measureLatency(iterations, async () => JSON.parse(json));
   return { postgresCommitMs, jetstreamAckMs, jsonBytes: json.length, jsonParseMs };
 }
