@@ -1,4 +1,4 @@
-import type { SessionEvent } from "@wakeloop/contracts";
+import type { Agent, CreateAgentRequest, SessionEvent } from "@wakeloop/contracts";
 import { createClient } from "@wakeloop/sdk";
 
 // The README's demo: an agent on the local fake model, one session, its event stream printed as a user
@@ -12,7 +12,7 @@ const env = (name: string) => {
 };
 const client = createClient({ baseUrl: env("WAKELOOP_URL"), apiKey: env("WAKELOOP_API_KEY") });
 
-const agent = await client.agents.create({
+const spec = {
   name: "demo-assistant",
   model: { provider: "openai_compatible", id: "fake-model", base_url: env("FAKE_MODEL_URL") },
   system: "You are a careful release assistant.",
@@ -25,7 +25,25 @@ const agent = await client.agents.create({
       input_schema: { type: "object", properties: { target: { type: "string" } }, required: ["target"] },
     },
   ],
-});
+} satisfies CreateAgentRequest;
+
+/** The demo agent an earlier run made, so each run reuses it instead of adding another. */
+async function findDemoAgent(): Promise<Agent | undefined> {
+  let after: string | undefined;
+  do {
+    const page = await client.agents.list({ limit: 100, after_id: after });
+    const found = page.data.find((agent) => agent.name === spec.name);
+    if (found !== undefined) return found;
+    after = page.next_after_id ?? undefined;
+  } while (after !== undefined);
+  return undefined;
+}
+
+// An update with the same spec returns the latest version unchanged; a changed one (another fake-model
+// port, say) becomes the next version.
+const existing = await findDemoAgent();
+const agent =
+  existing === undefined ? await client.agents.create(spec) : await client.agents.update(existing.id, spec);
 const session = await client.sessions.create({ agent: agent.id, title: "demo" });
 console.log(`agent ${agent.id} v${agent.version}, session ${session.id}\n`);
 

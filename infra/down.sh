@@ -10,4 +10,4 @@ for pidfile in .wakeloop/pids/*.pid; do
   kill -TERM "$pid" 2>/dev/null
   rm -f "$pidfile"
 done
-echo "stopped"
+echo "stopped (sandbox containers and their workspaces are kept for the next start)"

@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
 # Everything a fresh machine needs before the platform or the tests can run. Idempotent.
+# `setup.sh --run` installs only what running the platform needs (infra/up.sh); without it, also the
+# tools only the tests use (promtool, the NATS test image, Chromium for the console's tests).
+# With PROGRESS_FD set, each step's name and the seconds since the start also go to that descriptor
+# (up.sh sends the details to a log file and shows only these lines).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+mode=${1:-all}
+case "$mode" in all | --run) ;; *) echo "usage: setup.sh [--run]" >&2 && exit 2 ;; esac
+step() {
+  printf '\n==> %s\n' "$*"
+  if [ -n "${PROGRESS_FD:-}" ]; then printf '  %4ss  %s\n' "$SECONDS" "$*" >&"$PROGRESS_FD"; fi
+}
+for_tests() { [ "$mode" = all ]; }
 
 step "node dependencies (npm ci)"
 # npm 11 rejects a lockfile when the registry serves no copy of another platform's optional binary
@@ -19,8 +29,8 @@ else
   echo "$installed" >node_modules/.wakeloop-installed
 fi
 
-step "promtool (the tests check infra/prometheus/prometheus.yml with it)"
-if ! command -v promtool >/dev/null 2>&1; then
+if for_tests && ! command -v promtool >/dev/null 2>&1; then
+  step "promtool (the tests check infra/prometheus/prometheus.yml with it)"
   if [ "$(id -u)" -ne 0 ]; then
     echo "promtool is missing (run: sudo apt-get install prometheus)" >&2
     exit 1
@@ -41,11 +51,13 @@ bash infra/sandbox-image.sh
 step "sandbox browser image (Chromium, for the browser_* tools)"
 bash infra/sandbox-image.sh browser
 
-step "NATS test image (testcontainers)"
-bash infra/nats-image.sh
+if for_tests; then
+  step "NATS test image (testcontainers)"
+  bash infra/nats-image.sh
 
-step "Chromium for the web console's end-to-end tests (Debian package)"
-bash infra/chromium.sh
+  step "Chromium for the web console's end-to-end tests (Debian package)"
+  bash infra/chromium.sh
+fi
 
 step "compiled services and the web console (npm run build)"
 npm run build

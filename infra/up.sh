@@ -2,14 +2,26 @@
 # Installs what is missing, migrates, starts the five services and the local fake model in the
 # background, then runs the demo session against them. Idempotent: services already running are
 # restarted. Logs and pids live in .wakeloop/; stop everything with `bash infra/down.sh`.
+# It prints a line per step with the seconds since it started; everything the steps print goes to
+# .wakeloop/logs/up.log (its last lines are shown when a step fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash infra/setup.sh
-
 state=.wakeloop
 mkdir -p "$state/logs" "$state/pids"
-bash infra/down.sh >/dev/null 2>&1 || true
+log="$state/logs/up.log"
+: >"$log"
+exec 3>&1
+fail() {
+  echo "infra/up.sh: $1 failed; the last lines of $log:" >&2
+  tail -n 25 "$log" >&2
+  exit 1
+}
+progress() { printf '  %4ss  %s\n' "$SECONDS" "$*"; }
+
+echo "Starting Wakeloop (details in $log)"
+PROGRESS_FD=3 bash infra/setup.sh --run >>"$log" 2>&1 || fail "set-up"
+bash infra/down.sh >>"$log" 2>&1 || true
 
 # Migrations and the tenant CLI use the owner; services connect as wakeloop_app, which row-level
 # security binds (packages/db/src/app-role.ts). The migrate step creates and grants that role.
@@ -23,15 +35,21 @@ export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
 export PORT="${PORT:-8080}"
 FAKE_MODEL_PORT="${FAKE_MODEL_PORT:-4010}"
 # The demo's fake model runs on this machine: letting workers reach 127.0.0.1 is the operator's call,
-# made here for the demo only (production leaves internal addresses refused).
+# made here for a development start only (production leaves internal addresses refused). The same host
+# may be an anthropic/openai agent's base_url here, so any client can point those providers at the
+# fake model; it then receives the platform's provider keys, if any are set (docs/security.md).
 export EGRESS_ALLOWED_HOSTS="${EGRESS_ALLOWED_HOSTS:-127.0.0.1}"
+export MODEL_BASE_URL_ALLOWED_HOSTS="${MODEL_BASE_URL_ALLOWED_HOSTS:-127.0.0.1}"
+# Without a key of its own a provider's agent stops at "no key for provider"; the fake model takes any.
+export ANTHROPIC_API_KEY="${ANTHROPIC_API_KEY:-fake-model-key}" OPENAI_API_KEY="${OPENAI_API_KEY:-fake-model-key}"
 # Seals tenants' own provider keys; made once per checkout and kept beside the demo key.
 [ -s "$state/credential-key" ] ||
   node -e 'process.stdout.write("dev:" + require("node:crypto").randomBytes(32).toString("base64"))' >"$state/credential-key"
 export PROVIDER_CREDENTIAL_KEYS="${PROVIDER_CREDENTIAL_KEYS:-$(cat "$state/credential-key")}"
 
-printf '\n==> database migrations\n'
-npx tsx packages/db/src/migrate-cli.ts --url "$OWNER_DATABASE_URL" --app-role wakeloop_app
+progress "database migrations"
+npx tsx packages/db/src/migrate-cli.ts --url "$OWNER_DATABASE_URL" --app-role wakeloop_app >>"$log" 2>&1 ||
+  fail "the database migrations"
 
 start() { # name, log file, command...
   local name=$1
@@ -40,7 +58,7 @@ start() { # name, log file, command...
   echo $! >"$state/pids/$name.pid"
 }
 
-printf '\n==> starting the fake model and the services (logs in %s/logs)\n' "$state"
+progress "starting the fake model and the five services (logs in $state/logs)"
 start fake-model node --import tsx packages/fake-model/src/cli.ts --port "$FAKE_MODEL_PORT" --script demo --approval-tool deploy
 start gateway node --import tsx apps/gateway/src/main.ts
 start orchestrator node --import tsx apps/orchestrator/src/main.ts
@@ -54,24 +72,32 @@ for port in 9080 9081 9082 9085 9083 9084; do
     curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
     sleep 0.5
   done
-  curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || { echo "a service on health port $port did not become ready; see $state/logs"; exit 1; }
+  curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || fail "the service on health port $port (see $state/logs)"
 done
-echo "all services ready"
+progress "all services ready"
 
 if [ ! -s "$state/demo-key" ]; then
-  npx tsx apps/gateway/src/cli/create-tenant.ts --name demo --json --database-url "$OWNER_DATABASE_URL" |
-    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).owner_key.key))' >"$state/demo-key"
+  progress "demo tenant and its owner key"
+  npx tsx apps/gateway/src/cli/create-tenant.ts --name demo --json --database-url "$OWNER_DATABASE_URL" 2>>"$log" |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).owner_key.key))' >"$state/demo-key" ||
+    fail "creating the demo tenant"
 fi
 
-printf '\n==> demo session\n'
+progress "demo session"
+echo
 WAKELOOP_URL="http://127.0.0.1:$PORT" WAKELOOP_API_KEY="$(cat "$state/demo-key")" \
   FAKE_MODEL_URL="http://127.0.0.1:$FAKE_MODEL_PORT/v1" npx tsx examples/demo.ts
 
 cat <<MSG
 
-The platform keeps running: API http://127.0.0.1:$PORT (key in $state/demo-key), OpenAPI at /v1/openapi.json,
-web console at http://127.0.0.1:$PORT/console (sign in with that key).
+Ready in ${SECONDS}s. The platform keeps running:
+  API http://127.0.0.1:$PORT (OpenAPI at /v1/openapi.json), web console http://127.0.0.1:$PORT/console.
+  The demo tenant's owner key is in $state/demo-key: export WAKELOOP_API_KEY=\$(cat $state/demo-key)
+  Another tenant: npm run tenant -- --name acme (prints its owner key once; more keys: POST /v1/api_keys).
+  The local fake model (http://127.0.0.1:$FAKE_MODEL_PORT/v1) answers any agent; anthropic/openai agents may
+  use it as base_url here because MODEL_BASE_URL_ALLOWED_HOSTS=$MODEL_BASE_URL_ALLOWED_HOSTS (README, "Model
+  providers").
 Metrics (Prometheus text): http://127.0.0.1:9464/metrics (gateway), 9465 (orchestrator), 9466 and 9469
 (workers), 9467 (sandbox-runner), 9468 (memory-retrieval); see docs/observability.md.
-Stop it with: bash infra/down.sh
+Stop it with: bash infra/down.sh (sandboxes are kept for the next start)
 MSG

@@ -100,7 +100,15 @@ export function loadConfig(): GatewayConfig {
   return parseConfig(GatewayEnv, process.env);
 }
 
-/** The database setting alone, for command-line tools that need nothing else. */
-export function loadDatabaseUrl(): string {
-  return parseConfig(GatewayEnv.pick({ DATABASE_URL: true }), process.env).DATABASE_URL;
+/** The tenant CLI's database: the migration owner's, since the services' role may not create tenants. */
+const TenantCliEnv = z.object({
+  OWNER_DATABASE_URL: z
+    .url()
+    .default("postgres://postgres@127.0.0.1:5432/wakeloop")
+    .describe("The migration owner's url (infra/up.sh's database on this machine by default)"),
+});
+
+/** The owner's database url alone, for the tenant CLI that needs nothing else. */
+export function loadOwnerDatabaseUrl(): string {
+  return parseConfig(TenantCliEnv, process.env).OWNER_DATABASE_URL;
 }

@@ -13,6 +13,8 @@ export interface FakeRequestView {
   lastUserText: string;
   /** Results sent after the latest assistant message, in order. */
   toolResults: FakeToolResult[];
+  /** Names of the tools the request offers, in its order. */
+  toolNames: string[];
   /**
    * Characters of prompt material (system, messages, tools), for the token estimate. Counted on first
    * read: it re-serialises the whole request, and a scripted turn with its own usage never asks.
@@ -33,6 +35,17 @@ export interface FakeToolResult {
 }
 
 const OPENAI_ERROR_PREFIX = "Error:";
+
+const AnthropicTool = z.looseObject({ name: z.string() });
+const OpenAITool = z.looseObject({ function: z.looseObject({ name: z.string() }) });
+
+/** Names of the offered tools that have the shape `tool` names; others are not the fake's to judge. */
+function namesOf<T>(tools: unknown[] | undefined, tool: z.ZodType<T>, name: (parsed: T) => string): string[] {
+  return (tools ?? []).flatMap((entry) => {
+    const parsed = tool.safeParse(entry);
+    return parsed.success ? [name(parsed.data)] : [];
+  });
+}
 
 const Block = z.looseObject({ type: z.string() });
 const TextPart = z.object({ type: z.literal("text"), text: z.string() });
@@ -157,6 +170,7 @@ export function viewAnthropicRequest(body: unknown, bodyOf: () => unknown = () =
         includeUsage: false,
         lastUserText: lastUserText(messages),
         toolResults,
+        toolNames: namesOf(parsed.data.tools, AnthropicTool, (tool) => tool.name),
       },
       bodyOf,
     ),
@@ -206,6 +220,7 @@ export function viewOpenAIRequest(body: unknown, bodyOf: () => unknown = () => b
         includeUsage: parsed.data.stream_options?.include_usage === true,
         lastUserText: lastUserText(messages),
         toolResults,
+        toolNames: namesOf(parsed.data.tools, OpenAITool, (tool) => tool.function.name),
       },
       bodyOf,
     ),

@@ -143,6 +143,19 @@ describe("create-tenant CLI", () => {
     expect(ApiKeyPage.parse(listed.body).data.map((key) => key.role)).toEqual(["owner"]);
   });
 
+  it("answers --help with its usage and an unknown option with a one-line reason, never a stack trace", async () => {
+    const cli = fileURLToPath(new URL("../cli/create-tenant.ts", import.meta.url));
+    const help = await promisify(execFile)(process.execPath, ["--import", "tsx", cli, "--help"]);
+    expect(help.stdout).toMatch(/^usage: npm run tenant -- --name <name>/);
+    expect(help.stdout).toContain("OWNER_DATABASE_URL");
+    const refused = promisify(execFile)(process.execPath, ["--import", "tsx", cli, "--nme", "acme"]);
+    await expect(refused).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^create-tenant: .*'--nme'/),
+    });
+    await expect(refused).rejects.not.toMatchObject({ stderr: expect.stringContaining("    at ") });
+  });
+
   it("exits with usage when no name is given", async () => {
     const cli = fileURLToPath(new URL("../cli/create-tenant.ts", import.meta.url));
     await expect(

@@ -1,35 +1,70 @@
 import { parseArgs } from "node:util";
-import { createDb, isInsufficientPrivilege } from "@wakeloop/db";
-import { loadDatabaseUrl } from "../config";
+import { createDb, isConnectionFailure, isInsufficientPrivilege } from "@wakeloop/db";
+import { loadOwnerDatabaseUrl } from "../config";
 import { createTenant } from "../tenants/create-tenant";
 
-// npx tsx apps/gateway/src/cli/create-tenant.ts --name acme [--database-url postgres://…] [--json]
+// npm run tenant -- --name acme [--database-url postgres://…] [--json]
 // Creates a tenant and prints its first owner key. The key is shown this once: only its hash is stored.
 
-const USAGE = "usage: create-tenant --name <name> [--database-url <postgres url>] [--json]\n";
+const USAGE = `usage: npm run tenant -- --name <name> [--database-url <postgres url>] [--json]
 
-const { values } = parseArgs({
-  options: {
-    name: { type: "string" },
-    "database-url": { type: "string" },
-    json: { type: "boolean", default: false },
-  },
-});
-const name = values.name?.trim();
-if (name === undefined || name === "") {
-  process.stderr.write(USAGE);
+Creates a tenant and prints its first owner API key (shown this once: only its hash is stored).
+
+  --name <name>           the tenant's name (required)
+  --database-url <url>    the migration owner's Postgres url; default: OWNER_DATABASE_URL, else
+                          postgres://postgres@127.0.0.1:5432/wakeloop (what infra/up.sh migrates)
+  --json                  print {"tenant": …, "owner_key": …} as one JSON line
+  -h, --help              this text
+
+More keys (owner or member) are made with that key: POST /v1/api_keys {"name": …, "role": "member"}.
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`create-tenant: ${message}\n\n${USAGE}`);
   process.exit(2);
 }
 
-const db = createDb({ url: values["database-url"] ?? loadDatabaseUrl(), max: 1 });
+function readArgs() {
+  try {
+    return parseArgs({
+      options: {
+        name: { type: "string" },
+        "database-url": { type: "string" },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }).values;
+  } catch (error) {
+    // parseArgs names the unknown option or the missing value; a stack trace would not help.
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
+const values = readArgs();
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const name = values.name?.trim();
+if (name === undefined || name === "") fail("--name is required");
+
+let url: string;
+try {
+  url = values["database-url"] ?? loadOwnerDatabaseUrl();
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
+const db = createDb({ url, max: 1 });
 try {
   const { tenant, ownerKey } = await createTenant(db, { name }).catch((error: unknown) => {
     // Services' role (wakeloop_app) may not create tenants: only the owner that migrated may.
     if (isInsufficientPrivilege(error)) {
-      process.stderr.write(
-        "create-tenant needs the migration owner's url: pass --database-url <owner url>\n",
+      fail("this database role may not create tenants: pass the migration owner's url with --database-url");
+    }
+    if (isConnectionFailure(error)) {
+      fail(
+        `cannot reach Postgres at ${new URL(url).host} (is it running? bash infra/ensure-services.sh starts it)`,
       );
-      process.exit(2);
     }
     throw error;
   });
