@@ -13,6 +13,8 @@ export interface StreamSpec {
   duplicateWindowMs: number;
   /** 0 keeps messages until deleted. */
   maxAgeMs: number;
+  /** Copies of the stream in a JetStream cluster (1 on a single server); a publish is acked by a quorum. */
+  replicas: number;
 }
 
 /** A durable pull consumer shared by every process that consumes the entry. */
@@ -53,6 +55,8 @@ export interface CatalogOptions {
   /** NATS is not the source of truth (Postgres is); old events only serve late readers. */
   eventsMaxAgeMs?: number;
   deadLettersMaxAgeMs?: number;
+  /** Replicas of every stream: 3 on a three-node cluster, so losing any one node loses nothing. */
+  replicas?: number;
 }
 
 const MINUTE = 60_000;
@@ -62,6 +66,9 @@ export const WAKE_CONSUMER = "harness-workers";
 export function createCatalog(subjects: Subjects, options: CatalogOptions = {}) {
   const duplicateWindowMs = options.duplicateWindowMs ?? 5 * MINUTE;
   if (duplicateWindowMs < 2 * MINUTE) throw new RangeError("duplicateWindowMs must be at least 2 minutes");
+  const replicas = options.replicas ?? 1;
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5)
+    throw new RangeError("replicas must be 1 to 5");
   const events: CatalogEntry<typeof SessionEvent, [tenant: string, session: string, type: string]> = {
     kind: "events",
     schema: SessionEvent,
@@ -72,6 +79,7 @@ export function createCatalog(subjects: Subjects, options: CatalogOptions = {}) 
       retention: "limits",
       duplicateWindowMs,
       maxAgeMs: options.eventsMaxAgeMs ?? 7 * DAY,
+      replicas,
     },
   };
   const wakes: CatalogEntry<typeof WakeJob, [tenant: string, session: string]> = {
@@ -84,6 +92,7 @@ export function createCatalog(subjects: Subjects, options: CatalogOptions = {}) 
       retention: "workqueue",
       duplicateWindowMs,
       maxAgeMs: 0,
+      replicas,
     },
     consumer: {
       durable: WAKE_CONSUMER,
@@ -103,6 +112,7 @@ export function createCatalog(subjects: Subjects, options: CatalogOptions = {}) 
       retention: "limits",
       duplicateWindowMs,
       maxAgeMs: options.deadLettersMaxAgeMs ?? 30 * DAY,
+      replicas,
     },
   };
   return { events, wakes, deadLetters };

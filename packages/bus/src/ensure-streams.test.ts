@@ -59,6 +59,17 @@ describe("ensureStreams", () => {
     await expect(ensureStream(bus.jsm, spec)).rejects.toMatchObject({ code: "bus_stream_config_conflict" });
   });
 
+  it("says why a single server refuses replicated streams, instead of starting without them", async () => {
+    bus = await openTestBus();
+    const spec = { ...bus.catalog.events.stream, name: `${bus.catalog.events.stream.name}_R3`, replicas: 3 };
+    spec.subjects = [`${spec.subjects[0]?.replace(".evt.>", ".r3.>")}`];
+    await expect(ensureStream(bus.jsm, spec)).rejects.toMatchObject({
+      code: "bus_stream_setup_failed",
+      message: expect.stringMatching(/_R3: .*replicas/),
+      retryable: false,
+    });
+  });
+
   it("removes a retired consumer once, and reports one already gone", async () => {
     bus = await openTestBus();
     const stream = bus.catalog.wakes.stream.name;

@@ -27,6 +27,8 @@ function streamConfig(spec: StreamSpec) {
       discard: DiscardPolicy.Old,
       duplicate_window: nanos(spec.duplicateWindowMs),
       max_age: nanos(spec.maxAgeMs),
+      // Mutable on a cluster (2.9 scales a stream's replicas in place); a single server takes only 1.
+      num_replicas: spec.replicas,
     },
   };
 }
@@ -40,10 +42,12 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
       info = await jsm.streams.update(name, mutable);
     } catch (err) {
       if (!isApiError(err, JetStreamApiCodes.StreamNotFound)) throw err;
-      info = await jsm.streams.add({ name, retention, storage, num_replicas: 1, ...mutable });
+      info = await jsm.streams.add({ name, retention, storage, ...mutable });
     }
   } catch (err) {
-    throw new WakeloopError("bus_stream_setup_failed", `could not create or update stream ${name}`, {
+    // The server's reason says what to change (e.g. "replicas > 1 not supported in non-clustered mode").
+    const reason = err instanceof JetStreamApiError ? `: ${err.message}` : "";
+    throw new WakeloopError("bus_stream_setup_failed", `could not create or update stream ${name}${reason}`, {
       cause: err,
       retryable: !(err instanceof JetStreamApiError),
     });

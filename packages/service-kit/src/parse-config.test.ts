@@ -12,6 +12,7 @@ describe("checkConfig", () => {
         DATABASE_URL: "postgres://wakeloop_app@127.0.0.1:5432/wakeloop",
         DATABASE_POOL_MAX: 10,
         NATS_URL: ["nats://127.0.0.1:4222"],
+        NATS_STREAM_REPLICAS: 1,
         WL_SUBJECT_PREFIX: "wl",
         OTEL_METRICS_EXPORTER: ["otlp", "prometheus"],
         LOG_LEVEL: "info",

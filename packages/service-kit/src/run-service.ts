@@ -95,6 +95,7 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
       prefix: config.WL_SUBJECT_PREFIX,
       name,
       credentials: natsCredentials(config),
+      catalog: { replicas: config.NATS_STREAM_REPLICAS },
     });
     const stoppable = await options.start({
       name,

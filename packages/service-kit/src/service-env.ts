@@ -40,6 +40,15 @@ export const ServiceEnv = z.object({
     .describe(
       "NATS JetStream carries committed events, wake jobs and service calls; comma-separate a cluster",
     ),
+  NATS_STREAM_REPLICAS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(5)
+    .default(1)
+    .describe(
+      "Copies of each JetStream stream: 3 on a three-node cluster so a lost node loses nothing; 1 on one server; the same for every service",
+    ),
   NATS_USER: z
     .string()
     .min(1)

@@ -3,6 +3,7 @@ export * from "./database";
 export * from "./delegating-script";
 export * from "./docker";
 export * from "./latency";
+export * from "./local-nats-cluster";
 export * from "./local-nats-server";
 export * from "./mcp-fixture";
 export * from "./mcp-stdio-fixture";

@@ -27,7 +27,7 @@ export interface LocalNatsServerOptions {
   env?: Record<string, string>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
@@ -64,8 +64,32 @@ async function startOnce(options: LocalNatsServerOptions): Promise<LocalNatsServ
       options.config ?? "",
     ].join("\n"),
   );
+  const server = spawnNatsServer(configPath, options.env);
+  const stop = async () => {
+    await server.kill();
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await server.ready;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url: `nats://127.0.0.1:${port}`, log: server.output, stop };
+}
+
+export interface NatsServerProcess {
+  /** Resolves once the server says it is ready; rejects if it exits or takes too long. */
+  ready: Promise<void>;
+  output(): string;
+  /** SIGKILL, as a crash would; resolves once the process is gone. */
+  kill(): Promise<void>;
+}
+
+/** Runs the Debian nats-server with `configPath`; `env` fills the `$VARIABLE`s of the config. */
+export function spawnNatsServer(configPath: string, env: Record<string, string> = {}): NatsServerProcess {
   const child: ChildProcess = spawn(NATS_SERVER_BINARY, ["-c", configPath], {
-    env: { PATH: process.env.PATH ?? "", ...options.env },
+    env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -85,18 +109,16 @@ async function startOnce(options: LocalNatsServerOptions): Promise<LocalNatsServ
       reject(new Error(`nats-server exited with ${String(code)}:\n${output}`));
     });
   });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await once(child, "exit");
-    }
-    await rm(dir, { recursive: true, force: true });
+  // A rejection nobody awaits (the server killed after it was ready) must not end the test process.
+  ready.catch(() => {});
+  return {
+    ready,
+    output: () => output,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGKILL");
+        await once(child, "exit");
+      }
+    },
   };
-  try {
-    await ready;
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { url: `nats://127.0.0.1:${port}`, log: () => output, stop };
 }

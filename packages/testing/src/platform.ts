@@ -40,6 +40,8 @@ export interface PlatformOptions {
   sandbox?: boolean;
   /** Extra environment for every app. */
   env?: Record<string, string>;
+  /** NATS servers the apps use (a comma-separated seed list, e.g. a LocalNatsCluster's), instead of the shared test NATS. */
+  natsUrl?: string;
   /** Extra environment for the harness workers. */
   workerEnv?: Record<string, string>;
   /** Extra environment for one app, by its name (`gateway`, `harness-worker`, …), e.g. its own credentials. */
@@ -102,6 +104,10 @@ export class Platform {
     return this.database.db;
   }
 
+  get natsUrl(): string {
+    return this.options.natsUrl ?? testNatsUrl();
+  }
+
   private get run(): RunMode {
     return this.options.run ?? defaultRunMode();
   }
@@ -129,7 +135,7 @@ export class Platform {
     return {
       // Services connect as the role row security binds; the tenant CLI and the tests use the owner.
       DATABASE_URL: this.database.appUrl,
-      NATS_URL: testNatsUrl(),
+      NATS_URL: this.natsUrl,
       WL_SUBJECT_PREFIX: this.prefix,
       HEALTH_PORT: "0",
       METRICS_PORT: "0",
@@ -408,7 +414,7 @@ export class Platform {
       await unmountSandboxWorkspaces(this.runner.stateDir);
       await rm(this.runner.stateDir, { recursive: true, force: true });
     }
-    const bus = await connectBus({ servers: testNatsUrl(), name: "platform-cleanup" });
+    const bus = await connectBus({ servers: this.natsUrl.split(","), name: "platform-cleanup" });
     try {
       await cleanupPrefix(bus.jsm, this.prefix);
     } finally {
