@@ -263,7 +263,7 @@ describe("web console", () => {
     const page = await signedIn(LAPTOP, proxied);
     const resumedFrom: string[] = [];
     page.on("request", (request) => {
-      if (request.url().endsWith("/events/stream"))
+      if (new URL(request.url()).pathname.endsWith("/events/stream"))
         resumedFrom.push(request.headers()["last-event-id"] ?? "");
     });
     await page.goto(`${proxied}/console/sessions/${id}`);

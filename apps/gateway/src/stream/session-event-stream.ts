@@ -70,13 +70,13 @@ export async function runSessionEventStream(input: SessionEventStreamInput): Pro
       })
     : null;
 
-  const forward = async (to: EventSink, event: SessionEvent) => {
+  const forward = async (sink: EventSink, event: SessionEvent) => {
     if (event.seq <= lastSent || signal.aborted) return;
     if (event.type === "span.model_request_end") {
       ended.add(event.model_request_start_id);
       if (ended.size > ENDED_REQUESTS_KEPT) ended.delete(ended.values().next().value as string);
     }
-    await to.send(event);
+    await sink.send(event);
     lastSent = event.seq;
   };
   const catchUp = async (sink: EventSink) => {
@@ -105,15 +105,15 @@ export async function runSessionEventStream(input: SessionEventStreamInput): Pro
   try {
     await settledWithin(bus.nc.flush(), SUBSCRIBE_CONFIRM_MS);
     if (signal.aborted) return;
-    const opened = await input.open();
-    deltaSink = opened;
-    timer = setInterval(() => keepAlive(opened), input.keepAliveMs);
-    await exclusive(() => catchUp(opened));
+    const sink = await input.open();
+    deltaSink = sink;
+    timer = setInterval(() => keepAlive(sink), input.keepAliveMs);
+    await exclusive(() => catchUp(sink));
     for await (const msg of subscription) {
       const event = liveEvent(msg.string(), input.sessionId);
       await exclusive(async () => {
-        if (event === null || event.seq > lastSent + 1) await catchUp(opened);
-        else await forward(opened, event);
+        if (event === null || event.seq > lastSent + 1) await catchUp(sink);
+        else await forward(sink, event);
       });
     }
   } finally {

@@ -5,7 +5,7 @@ import type { RouteDeps } from "../gateway-deps";
 import { parseInput } from "../http/parse-input";
 import { defineRoute, type Route } from "../http/route";
 import { requireSession } from "../sessions/session-store";
-import { runSessionEventStream } from "./session-event-stream";
+import { type EventSink, runSessionEventStream } from "./session-event-stream";
 import { openSseResponse, type SseResponse } from "./sse-response";
 
 const LastEventId = z.coerce.number().int().nonnegative().optional();
@@ -39,7 +39,7 @@ export function streamRoute({ db, bus, config, shutdown, streamSlots }: RouteDep
       reply.raw.once("close", () => clientGone.abort());
       const signal = AbortSignal.any([clientGone.signal, shutdown]);
       let sse: SseResponse | undefined;
-      const open = async () => {
+      const open = async (): Promise<EventSink> => {
         // From here on the response is ours: a 200 means the live subscription is in place.
         reply.hijack();
         const response = openSseResponse(reply.raw, signal);
