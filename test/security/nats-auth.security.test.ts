@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { PermissionViolationError } from "@nats-io/transport-node";
 import { type Bus, connectBus, ensureStreams } from "@wakeloop/bus";
 import { sandboxMcpSubject, substrateChangedSubject } from "@wakeloop/sandbox-client";
+import { createClient } from "@wakeloop/sdk";
 import { type LocalNatsServer, Platform, startLocalNatsServer } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -197,6 +198,14 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
       });
       const id = (await post("/v1/sessions", { agent: agent.id, environment_id: environment.id }))
         .id as string;
+      // A client reading the session's live deltas: the worker publishes them, the gateway forwards them.
+      const live = new AbortController();
+      const deltaTypes: string[] = [];
+      const client = createClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey });
+      const reading = (async () => {
+        for await (const item of client.events.stream(id, { signal: live.signal, deltas: true }))
+          if ("ephemeral" in item) deltaTypes.push(item.type);
+      })().catch(() => undefined);
       platform.fake.enqueue(
         { toolCalls: [{ name: "write", input: { path: "note.txt", content: "hi\n" } }] },
         { toolCalls: [{ name: "set_state", input: { key: "k", value: 1 } }] },
@@ -226,6 +235,11 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
       );
       await post(`/v1/sessions/${id}/events`, { events: [{ type: "user.interrupt" }] });
       await platform.waitForIdle(id, "end_turn", after, 60_000);
+
+      live.abort();
+      await reading;
+      expect(deltaTypes).toContain("agent.tool_use_input_delta");
+      expect(deltaTypes).toContain("agent.message_delta");
 
       await post(`/v1/sessions/${id}/archive`);
       await expect.poll(() => platform.sandboxContainers(id), { timeout: 60_000, interval: 250 }).toEqual([]);
