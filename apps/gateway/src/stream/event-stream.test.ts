@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { get, type IncomingMessage } from "node:http";
 import { Agent, type EventPayload, Session, type StreamDelta } from "@wakeloop/contracts";
 import { append } from "@wakeloop/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -189,5 +191,44 @@ describe("GET /v1/sessions/{id}/events/stream", () => {
       key: gw.tenant.ownerKey,
     });
     expect(refused.status).toBe(400);
+  });
+
+  it("drops live deltas for a client that is behind, never a stored event", async () => {
+    const sessionId = await newSession(gw);
+    const request = get(`${gw.url}/v1/sessions/${sessionId}/events/stream?deltas=true`, {
+      headers: { authorization: `Bearer ${gw.tenant.ownerKey}`, accept: "text/event-stream" },
+    });
+    const [response] = (await once(request, "response")) as [IncomingMessage];
+    response.setEncoding("utf8");
+    let text = "";
+    response.on("data", (chunk: string) => {
+      text += chunk;
+    });
+    await expect.poll(() => text).toContain("stream open");
+    // The client stops reading; far more deltas come than the sockets between us can hold (32 MB).
+    response.pause();
+    const piece = "x".repeat(16_384);
+    const sent = 2_000;
+    for (let index = 0; index < sent; index++)
+      gw.bus.publishDelta(gw.tenant.id, {
+        type: "agent.message_delta",
+        ephemeral: true,
+        session_id: sessionId,
+        wake_id: "wake_1",
+        model_request_start_id: "sevt_1",
+        attempt: 1,
+        index: 0,
+        text: piece,
+      });
+    await gw.bus.nc.flush();
+    const stored = await appendMessages(gw, sessionId, ["a", "b", "c"]);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    response.resume();
+    await expect.poll(() => text, { timeout: 20_000 }).toContain(`id: ${stored.at(-1)?.seq}\n`);
+    request.destroy();
+    for (const event of stored) expect(text).toContain(`id: ${event.seq}\nevent: agent.message\n`);
+    const delivered = text.split("event: agent.message_delta\n").length - 1;
+    expect(delivered).toBeGreaterThan(0);
+    expect(delivered).toBeLessThan(sent);
   });
 });
