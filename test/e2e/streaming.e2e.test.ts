@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionEvent, StreamDelta } from "@wakeloop/contracts";
-import { createClient } from "@wakeloop/sdk";
+import { createClient, LivePreview } from "@wakeloop/sdk";
 import { defaultRunMode, entryArgs, Platform, TmuxTerminal } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -15,7 +15,10 @@ const ROOT = join(import.meta.dirname, "..", "..");
 let platform: Platform;
 
 beforeAll(async () => {
-  platform = await Platform.start({ workers: 1 });
+  platform = await Platform.start({
+    workers: 1,
+    workerEnv: { MODEL_RETRY_BASE_MS: "20", MODEL_RETRY_MAX_MS: "50" },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -124,6 +127,50 @@ describe.each(["anthropic", "openai_compatible"] as const)("live deltas from %s"
     }
     again.abort();
     expect(resumed).toEqual(all.data.filter((event) => event.seq > (posted?.seq ?? 0)));
+  });
+});
+
+describe("a retried request", () => {
+  it("streams again under a higher attempt, and the preview starts over with it", async () => {
+    const client = createClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey });
+    const agent = await platform.createAgent({ model: platform.fakeModel("anthropic") });
+    const session = await client.sessions.create({ agent });
+    platform.fake.enqueue(
+      // Overloaded halfway through the answer, as providers do mid-stream; the retry answers whole.
+      { error: { status: 529, type: "overloaded_error", message: "Overloaded" }, afterText: "A first try" },
+      { text: "The answer, on the second attempt.", chunkDelayMs: 20 },
+    );
+    const stop = new AbortController();
+    const stream = client.events.stream(session.id, { signal: stop.signal, deltas: true });
+    const [posted] = (await client.events.send(session.id, [say("retry it")])).events;
+    const preview = new LivePreview();
+    const previews: string[] = [];
+    const received = await readTurn(
+      (async function* () {
+        for await (const item of stream) {
+          if (preview.apply(item)) previews.push(preview.text);
+          yield item;
+        }
+      })(),
+      posted?.seq ?? 0,
+    );
+    stop.abort();
+
+    const deltas = received.flatMap(({ item }) => (item.type === "agent.message_delta" ? [item] : []));
+    const text = (attempt: number) =>
+      deltas
+        .filter((delta) => delta.attempt === attempt)
+        .map((delta) => delta.text)
+        .join("");
+    expect(text(1)).toBe("A first try");
+    expect(text(2)).toBe("The answer, on the second attempt.");
+    const message = received.find(({ item }) => item.type === "agent.message")?.item as SessionEvent;
+    expect(textOf(message)).toBe(text(2));
+    // The preview never mixed the attempts: it showed the first try, then only the second one.
+    expect(previews).toContain("A first try");
+    expect(previews).toContain(text(2));
+    expect(previews.filter((shown) => shown.includes("try") && shown.includes("answer"))).toEqual([]);
+    expect(previews.at(-1)).toBe("");
   });
 });
 
