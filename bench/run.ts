@@ -13,10 +13,11 @@ import { runModelHttpBench } from "./model-http-bench";
 import { runRequestBuildBench } from "./request-build-bench";
 import { runScheduleBench } from "./schedule-bench";
 import { runSessionBench } from "./session-bench";
+import { runStreamingBench } from "./streaming-bench";
 import { runSubSessionBench } from "./sub-session-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp]; `--only console`
+// npm run bench [-- --quick] [-- --only session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `browser` (the browser tools in the sandbox image with Chromium, browser-bench.ts) needs that image.
 // `session` is the platform end to end, after the machine's floor (machine-floor.ts: a Postgres
@@ -25,7 +26,9 @@ import { runWebBench } from "./web-bench";
 // (concurrency-bench.ts); with `--provider anthropic` its agents speak the Anthropic protocol to the
 // fake model. Each figure with a target in the issue is marked met or not. `requests` times the
 // encoding of one Anthropic request body (request-build-bench.ts); `modelhttp` the CPU of one streamed
-// model request, client and fake model apart (model-http-bench.ts).
+// model request, client and fake model apart (model-http-bench.ts). `streaming` times a token from the
+// fake model to an SSE client, live (deltas) and as before (with the stored agent.message), in one run
+// (streaming-bench.ts; `--provider` applies).
 // The services run compiled, as in production: `npm run bench` builds them first (`npm run build`).
 // Writes bench/results/<timestamp>.json and latest.json, and prints a table. Medians and tails
 // come from one run on one machine: compare ratios within a run, not absolute numbers across runs.
@@ -43,7 +46,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp",
+        "session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp",
     },
   },
 });
@@ -146,6 +149,20 @@ if (only.has("session")) {
     "≥ 1.8",
     concurrency.twoOverOne >= 1.8,
   );
+}
+
+if (only.has("streaming")) {
+  const streaming = await runStreamingBench({ tokens: values.quick ? 100 : 500, run: "dist", provider });
+  results.streaming = streaming;
+  const target = { p50: 20, p99: 60 };
+  value(`live streaming, ${streaming.tokens} tokens 10 ms apart (${streaming.provider})`, "");
+  latency(
+    "  before: token sent → client has it in the stored agent.message (ms)",
+    streaming.finalMessageMs,
+    target,
+  );
+  latency("  after: token sent → client has it in a live delta (ms)", streaming.deltaMs, target);
+  value("  delta messages per token (coalescing)", String(streaming.deltasPerToken), "reported");
 }
 
 if (only.has("append")) {

@@ -253,6 +253,26 @@ describe("web console", () => {
     await page.context().close();
   });
 
+  it("shows the answer as the model writes it, then the stored message in its place", async () => {
+    const agentId = await platform.createAgent();
+    const answer = "Written word by word, the answer shows up on the page as it comes.";
+    platform.fake.enqueue({ text: answer, chunkDelayMs: 300 });
+    const created = await platform.request("POST", "/v1/sessions", { agent: agentId, title: "live" });
+    const page = await signedIn();
+    await page.goto(`${platform.baseUrl}/console/sessions/${created.body.id}`);
+    await page.getByRole("textbox", { name: "Message", exact: true }).fill("write it");
+    await page.getByRole("button", { name: "Send" }).click();
+    const writing = page.locator('li[data-type="agent.message_delta"]');
+    await writing.getByText("Written word").waitFor();
+    // Still being written: the last words are not there, nor is a stored message.
+    expect(await writing.textContent()).not.toContain("as it comes.");
+    expect(await page.locator('li[data-type="agent.message"]').count()).toBe(0);
+    await expectAccessible(page);
+    await page.locator('li[data-type="agent.message"]').getByText(answer).waitFor();
+    expect(await writing.count()).toBe(0);
+    await page.context().close();
+  });
+
   it("resumes the live timeline after the connection drops, missing and repeating nothing", async () => {
     const agentId = await platform.createAgent({});
     const created = await platform.request("POST", "/v1/sessions", { agent: agentId, title: "flaky" });
@@ -263,7 +283,7 @@ describe("web console", () => {
     const page = await signedIn(LAPTOP, proxied);
     const resumedFrom: string[] = [];
     page.on("request", (request) => {
-      if (request.url().endsWith("/events/stream"))
+      if (new URL(request.url()).pathname.endsWith("/events/stream"))
         resumedFrom.push(request.headers()["last-event-id"] ?? "");
     });
     await page.goto(`${proxied}/console/sessions/${id}`);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { PermissionViolationError } from "@nats-io/transport-node";
 import { type Bus, connectBus, ensureStreams } from "@wakeloop/bus";
 import { sandboxMcpSubject, substrateChangedSubject } from "@wakeloop/sandbox-client";
+import { createClient } from "@wakeloop/sdk";
 import { type LocalNatsServer, Platform, startLocalNatsServer } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -102,6 +103,9 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
     gateway.nc.publish(gateway.subjects.evt("tnt_x", "sess_x", "agent.message"), "{}");
     gateway.nc.publish(gateway.subjects.evt("tnt_x", "sess_x", "session.status_idle"), "{}");
     gateway.nc.publish(gateway.subjects.evt("tnt_x", "sess_x", "user.message"), "{}");
+    // Nor forge the model's live deltas: only workers write them, and the gateway streams them.
+    const deltas = gateway.subjects.delta("tnt_x", "sess_x");
+    gateway.nc.publish(deltas, "{}");
     await gateway.nc.flush();
     await expect
       .poll(() => gatewayDenied)
@@ -109,7 +113,14 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
         gateway.subjects.evt("tnt_x", "sess_x", "agent.message"),
         gateway.subjects.evt("tnt_x", "sess_x", "session.status_idle"),
         gateway.subjects.evt("tnt_x", "sess_x", "user.message"),
+        deltas,
       ]);
+    expect(await canSubscribe(gateway, deltas)).toBe(true);
+    // ...which reach it from a worker.
+    const streamed = gateway.nc.subscribe(deltas, { max: 1 });
+    await gateway.nc.flush();
+    worker.nc.publish(deltas, "live");
+    for await (const msg of streamed) expect(msg.string()).toBe("live");
     expect(await canSubscribe(gateway, gateway.subjects.svc("sandbox", "exec"))).toBe(false);
     expect(await canSubscribe(gateway, "_INBOX_orchestrator.>")).toBe(false);
     expect(await canSubscribe(gateway, gateway.subjects.evt("tnt_x", "sess_x", "user.message"))).toBe(true);
@@ -130,6 +141,8 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
     const runner = await connectAs("sandbox-runner");
     expect(await canSubscribe(runner, substrateChangedSubject(runner.subjects.prefix))).toBe(true);
     expect(await canSubscribe(worker, worker.subjects.ctl("sess_x"))).toBe(true);
+    // Deltas go from workers to the gateway only: no other service reads a session's live answer.
+    for (const reader of [worker, runner, memory]) expect(await canSubscribe(reader, deltas)).toBe(false);
     // A stdio MCP server's output goes from the runner running it to the worker that attached to it,
     // and from nobody else: the gateway and the memory service neither read nor forge it.
     const attachment = sandboxMcpSubject(worker.subjects.prefix, "a1");
@@ -139,8 +152,9 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
     const memoryDenied = violations(memory);
     runner.nc.publish(attachment, "{}");
     memory.nc.publish(attachment, "{}");
+    memory.nc.publish(deltas, "{}");
     await Promise.all([runner.nc.flush(), memory.nc.flush()]);
-    await expect.poll(() => memoryDenied).toEqual([attachment]);
+    await expect.poll(() => memoryDenied).toEqual([attachment, deltas]);
     expect(runnerDenied).toEqual([]);
     // The memory service deletes its retired consumer, and no other.
     const events = orchestrator.catalog.events.stream.name;
@@ -184,6 +198,14 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
       });
       const id = (await post("/v1/sessions", { agent: agent.id, environment_id: environment.id }))
         .id as string;
+      // A client reading the session's live deltas: the worker publishes them, the gateway forwards them.
+      const live = new AbortController();
+      const deltaTypes: string[] = [];
+      const client = createClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey });
+      const reading = (async () => {
+        for await (const item of client.events.stream(id, { signal: live.signal, deltas: true }))
+          if ("ephemeral" in item) deltaTypes.push(item.type);
+      })().catch(() => undefined);
       platform.fake.enqueue(
         { toolCalls: [{ name: "write", input: { path: "note.txt", content: "hi\n" } }] },
         { toolCalls: [{ name: "set_state", input: { key: "k", value: 1 } }] },
@@ -213,6 +235,11 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
       );
       await post(`/v1/sessions/${id}/events`, { events: [{ type: "user.interrupt" }] });
       await platform.waitForIdle(id, "end_turn", after, 60_000);
+
+      live.abort();
+      await reading;
+      expect(deltaTypes).toContain("agent.tool_use_input_delta");
+      expect(deltaTypes).toContain("agent.message_delta");
 
       await post(`/v1/sessions/${id}/archive`);
       await expect.poll(() => platform.sandboxContainers(id), { timeout: 60_000, interval: 250 }).toEqual([]);

@@ -6,7 +6,7 @@ import {
   type MsgHdrs,
   type NatsConnection,
 } from "@nats-io/transport-node";
-import { type ControlMessage, WakeloopError } from "@wakeloop/contracts";
+import { type ControlMessage, type StreamDelta, WakeloopError } from "@wakeloop/contracts";
 import type { z } from "zod";
 import {
   type Catalog,
@@ -29,6 +29,7 @@ import {
   type SubscribeControlOptions,
   subscribeControl,
 } from "./control";
+import { type DeltaSubscription, publishDelta, type SubscribeDeltasOptions, subscribeDeltas } from "./deltas";
 import { type PublishOptions, publish } from "./publish";
 import {
   type ActionContracts,
@@ -102,6 +103,14 @@ export interface Bus {
     handler: (message: ControlMessage, headers: MsgHdrs | undefined) => void | Promise<void>,
     options?: SubscribeControlOptions,
   ): ControlSubscription;
+  /** Fire and forget; see deltas.ts. */
+  publishDelta(tenant: string, delta: StreamDelta): void;
+  subscribeDeltas(
+    tenant: string,
+    session: string,
+    handler: (delta: StreamDelta) => void,
+    options?: SubscribeDeltasOptions,
+  ): DeltaSubscription;
   /** Flushes what is pending and closes; consumers and services should be stopped first. */
   close(): Promise<void>;
 }
@@ -181,6 +190,9 @@ export async function connectBus(options: ConnectBusOptions): Promise<Bus> {
     publishControl: (message) => publishControl(nc, subjects, message),
     subscribeControl: (session, handler, subscribeOptions) =>
       subscribeControl(nc, subjects, session, handler, subscribeOptions),
+    publishDelta: (tenant, delta) => publishDelta(nc, subjects, tenant, delta),
+    subscribeDeltas: (tenant, session, handler, subscribeOptions) =>
+      subscribeDeltas(nc, subjects, tenant, session, handler, subscribeOptions),
     async close() {
       if (nc.isClosed()) return;
       await nc.drain().catch(() => nc.close());

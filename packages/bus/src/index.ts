@@ -31,6 +31,7 @@ export {
   subscribeControl,
 } from "./control";
 export { DeadLetter, DeadLetterReason } from "./dead-letter";
+export { type DeltaSubscription, publishDelta, type SubscribeDeltasOptions, subscribeDeltas } from "./deltas";
 export { ensureConsumer, ensureStream, ensureStreams, removeConsumer } from "./ensure-streams";
 export { asWakeloopError, fromBusError } from "./errors";
 export { LagHistogram, type LagSnapshot } from "./lag-histogram";

@@ -9,6 +9,7 @@ describe("subjects", () => {
     expect(s.wake("tnt_1", "sesn_1")).toBe("wl.wake.tnt_1.sesn_1");
     expect(s.svc("sandbox", "exec")).toBe("wl.svc.sandbox.exec");
     expect(s.ctl("sesn_1")).toBe("wl.ctl.sesn_1");
+    expect(s.delta("tnt_1", "sesn_1")).toBe("wl.delta.tnt_1.sesn_1");
     expect(s.deadLetter("wakes")).toBe("wl.dlq.wakes");
     expect(s.sessionEvents("tnt_1", "sesn_1")).toBe("wl.evt.tnt_1.sesn_1.>");
   });
@@ -57,6 +58,7 @@ describe("subjects", () => {
       expect.objectContaining({ code: "bus_invalid_subject_token" }),
     );
     expect(() => s.ctl("*")).toThrow();
+    expect(() => s.delta("tnt_1", ">")).toThrow();
     expect(() => s.evt("t", "s", "user.>")).toThrow();
     expect(() => s.evt("t", "s", "user..message")).toThrow();
     expect(() => s.svc("sandbox", "")).toThrow();

@@ -42,6 +42,8 @@ export interface Subjects {
   wake(tenant: string, session: string): string;
   svc(service: string, action: string): string;
   ctl(session: string): string;
+  /** `<p>.delta.<tenant>.<session>`: a session's live model deltas (core NATS, never stored). */
+  delta(tenant: string, session: string): string;
   deadLetter(kind: string): string;
   /** `<PREFIX>_<KIND>`: JetStream names allow no dots, and uppercase keeps them apart from subjects. */
   stream(kind: string): string;
@@ -75,6 +77,8 @@ export function subjects(prefix: string = DEFAULT_PREFIX): Subjects {
     svc: (service, action) =>
       `${p}.svc.${checked(service, "service", TOKEN)}.${checked(action, "action", TOKEN)}`,
     ctl: (session) => `${p}.ctl.${checked(session, "session", TOKEN)}`,
+    delta: (tenant, session) =>
+      `${p}.delta.${checked(tenant, "tenant", TOKEN)}.${checked(session, "session", TOKEN)}`,
     deadLetter: (kind) => `${p}.dlq.${checked(kind, "dead-letter kind", TOKEN)}`,
     stream: (kind) => `${streamNamePrefix(p)}_${checked(kind, "stream kind", TOKEN).toUpperCase()}`,
   };

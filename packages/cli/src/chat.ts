@@ -1,7 +1,8 @@
-import type { PendingAction, SessionEvent, UserEventInput } from "@wakeloop/contracts";
+import type { PendingAction, SessionEvent, StreamDelta, UserEventInput } from "@wakeloop/contracts";
 import type { WakeloopClient } from "@wakeloop/sdk";
 import { CliError, ExitCode } from "./errors";
 import { describeEvent, pendingQuestion } from "./format";
+import { LiveAnswer } from "./live-answer";
 import { resolveAgent } from "./resolve-agent";
 import { type Io, LineReader, noteReconnect, Progress, writeLine } from "./terminal";
 
@@ -58,17 +59,22 @@ export async function runChat(client: WakeloopClient, options: ChatOptions, io: 
     });
   });
   const progress = new Progress(io);
+  // A person sees the answer as it is written; `--json` prints the stored events only.
   const events = client.events
     .stream(session.id, {
       afterSeq: session.last_seq,
       signal: stop.signal,
       onReconnect: noteReconnect(io),
+      deltas: !options.json,
     })
     [Symbol.asyncIterator]();
+  const live = new LiveAnswer(io.stdout);
 
-  const show = (event: SessionEvent) => {
-    if (options.json) writeLine(io.stdout, JSON.stringify(event));
-    else if (!QUIET.has(event.type)) writeLine(io.stdout, describeEvent(event));
+  const show = (item: SessionEvent | StreamDelta) => {
+    // Deltas are all the live answer's; narrowing needs the second test.
+    if (live.take(item) || "ephemeral" in item) return;
+    if (options.json) writeLine(io.stdout, JSON.stringify(item));
+    else if (!QUIET.has(item.type)) writeLine(io.stdout, describeEvent(item));
   };
 
   const answerAll = async (eventIds: readonly string[]) => {
@@ -89,12 +95,14 @@ export async function runChat(client: WakeloopClient, options: ChatOptions, io: 
     try {
       if (waitingOn.length > 0) await answerAll(waitingOn);
       for (;;) {
-        progress.start("waiting for the agent…");
+        // The spinner would wipe an answer half written on its line.
+        if (!live.writing) progress.start("waiting for the agent…");
         const next = await events.next();
         progress.stop();
         if (next.done) return false;
         const event = next.value;
         show(event);
+        if ("ephemeral" in event) continue;
         if (event.type === "session.status_terminated") return false;
         if (event.type !== "session.status_idle") continue;
         const reason = event.stop_reason;

@@ -3,11 +3,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { WakeJob } from "./bus";
+import { StreamDelta } from "./deltas";
 import { apiJsonSchema, apiSchemas } from "./json-schema";
 import { MemoryContextResponse } from "./memory";
 
 // Read-only fixtures of every wire format: today's code must keep reading what was valid before.
-const schemas: Record<string, z.ZodType> = { ...apiSchemas, WakeJob, MemoryContextResponse };
+const schemas: Record<string, z.ZodType> = { ...apiSchemas, WakeJob, MemoryContextResponse, StreamDelta };
 const dir = join(import.meta.dirname, "..", "fixtures");
 
 function load(kind: "valid" | "invalid") {

@@ -93,7 +93,14 @@ export type AgentVersionDiff = z.infer<typeof AgentVersionDiff>;
 // ---- event stream ---------------------------------------------------------------------------
 
 /** Where a stream starts when no `Last-Event-ID` header says so (a reconnect sends one). */
-export const StreamEventsQuery = z.object({ after_seq: z.coerce.number().int().nonnegative().default(0) });
+export const StreamEventsQuery = z.object({
+  after_seq: z.coerce.number().int().nonnegative().default(0),
+  /** `true` interleaves the model's live deltas (`agent.message_delta`, …; never stored) with the events. */
+  deltas: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true"),
+});
 
 // ---- traces -----------------------------------------------------------------------------------
 

@@ -64,6 +64,8 @@ export async function streamFrames(
   gapMs: number,
   signal: AbortSignal,
   headers: Record<string, string>,
+  /** Called as each output frame is handed to the socket. */
+  onOutput: () => void,
 ): Promise<void> {
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
@@ -73,6 +75,7 @@ export async function streamFrames(
   });
   if (gapMs <= 0) {
     res.end(frames.map((frame) => frame.text).join(""));
+    for (const frame of frames) if (frame.output) onOutput();
     return;
   }
   res.flushHeaders();
@@ -81,6 +84,7 @@ export async function streamFrames(
     if (frame.output && outputSent && !(await pause(gapMs, signal))) return;
     if (signal.aborted) return;
     res.write(frame.text);
+    if (frame.output) onOutput();
     outputSent ||= frame.output;
   }
   res.end();

@@ -320,6 +320,19 @@ describe("recording", () => {
     expect(second).toMatchObject({ protocol: "openai", receivedAt: 2_500, finishedAt: 2_500 });
   });
 
+  it("stamps each streamed piece of the answer as it is sent, and none of an answer sent whole", async () => {
+    fake = await restartWithRealClock(fake);
+    fake.enqueue({ text: "one two three", chunkDelayMs: 5 }, { text: "whole" });
+    await (await post("/v1/chat/completions", openaiBody({ stream: true }))).text();
+    await (await post("/v1/messages", anthropicBody())).json();
+    await expect.poll(() => fake.requests[0]?.finishedAt).toBeDefined();
+    const [streamed, whole] = fake.requests;
+    expect(streamed?.outputAt).toHaveLength(3);
+    const stamps = [streamed?.receivedAt ?? 0, ...(streamed?.outputAt ?? []), streamed?.finishedAt ?? 0];
+    expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
+    expect(whole?.outputAt).toEqual([]);
+  });
+
   it("rejects waitForRequest when the request does not come in time", async () => {
     await expect(fake.waitForRequest(1, 50)).rejects.toThrow("request #1 did not arrive");
   });

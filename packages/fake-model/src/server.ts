@@ -52,6 +52,11 @@ export interface RecordedRequest {
   view: FakeRequestView | undefined;
   /** Clock reading when the request arrived, before its body was read. */
   receivedAt: number;
+  /**
+   * Clock readings as each output frame of a streamed answer (a piece of text or of tool arguments)
+   * was handed to the socket, in order: when the model "sent" each token.
+   */
+  outputAt: number[];
   /** Clock reading when the response was fully written; undefined while running or if aborted. */
   finishedAt: number | undefined;
   /** True when the client went away before the response was complete. */
@@ -152,6 +157,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
       reply = turn;
     }
     const chunkDelayMs = reply.chunkDelayMs ?? 0;
+    const sent = () => recorded.outputAt.push(clock());
     if (protocol === "anthropic") {
       const plan = planReply(reply, view, `toolu_fake_${recorded.index}_`);
       const id = `msg_fake_${recorded.index}`;
@@ -162,6 +168,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
         chunkDelayMs,
         signal,
         headers,
+        sent,
       );
     }
     const plan = planReply(reply, view, `call_fake_${recorded.index}_`);
@@ -172,7 +179,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     };
     if (!view.stream) return sendJson(res, 200, openaiCompletion(plan, identity), headers);
     const frames = openaiStreamFrames(plan, identity, view.includeUsage, failure);
-    return streamFrames(res, frames, chunkDelayMs, signal, headers);
+    return streamFrames(res, frames, chunkDelayMs, signal, headers, sent);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -202,6 +209,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
       },
       view: undefined,
       receivedAt,
+      outputAt: [],
       finishedAt: undefined,
       aborted: false,
     };

@@ -74,15 +74,24 @@ async function* streamMessages(
           const block = event.content_block;
           if (block.type === "tool_use")
             toolBlocks.set(event.index, { id: block.id, name: block.name, json: "" });
-          else if (block.type === "text" && block.text !== "") yield { type: "text_delta", text: block.text };
+          else if (block.type === "text" && block.text !== "")
+            yield { type: "text_delta", index: event.index, text: block.text };
           break;
         }
         case "content_block_delta": {
           const delta = event.delta;
-          if (delta.type === "text_delta") yield { type: "text_delta", text: delta.text };
+          if (delta.type === "text_delta") yield { type: "text_delta", index: event.index, text: delta.text };
           else if (delta.type === "input_json_delta") {
             const block = toolBlocks.get(event.index);
-            if (block) block.json += delta.partial_json;
+            if (block === undefined || delta.partial_json === "") break;
+            block.json += delta.partial_json;
+            yield {
+              type: "tool_input_delta",
+              index: event.index,
+              id: block.id,
+              name: block.name,
+              partialJson: delta.partial_json,
+            };
           }
           break;
         }

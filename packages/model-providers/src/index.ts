@@ -11,6 +11,7 @@ export type {
   ModelAssistantPart,
   ModelCallOptions,
   ModelClient,
+  ModelDelta,
   ModelMessage,
   ModelRequest,
   ModelResponse,

@@ -50,14 +50,21 @@ export interface ModelToolCall {
   inputError?: { message: string; raw: string };
 }
 
+/** A piece of the answer as it arrives; `index` is the part's position as the provider numbers it. */
+export type ModelDelta =
+  | { type: "text_delta"; index: number; text: string }
+  | { type: "tool_input_delta"; index: number; id: string; name: string; partialJson: string };
+
 export type ModelStreamEvent =
-  | { type: "text_delta"; text: string }
+  | ModelDelta
   | ({ type: "tool_call" } & ModelToolCall)
   | { type: "message_end"; stopReason: ModelStopReason; usage: TokenUsage };
 
 export interface ModelCallOptions {
   /** Aborting ends the HTTP request and makes the stream throw a `model_aborted` ModelError. */
   signal?: AbortSignal;
+  /** `complete` hands each delta here as it arrives, before the response is whole. */
+  onDelta?: (delta: ModelDelta) => void;
 }
 
 export interface ModelResponse {
@@ -68,8 +75,9 @@ export interface ModelResponse {
 }
 
 /**
- * The port the harness calls models through. `stream` yields text as it arrives, each tool call once
- * it is complete, and exactly one `message_end` last; every failure is thrown as a ModelError.
+ * The port the harness calls models through. `stream` yields text and tool arguments as they arrive,
+ * each tool call once it is complete, and exactly one `message_end` last; every failure is thrown as a
+ * ModelError.
  */
 export interface ModelClient {
   readonly provider: "anthropic" | "openai";

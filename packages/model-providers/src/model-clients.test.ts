@@ -3,7 +3,7 @@ import { type FakeModelServer, startFakeModelServer } from "@wakeloop/fake-model
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAnthropicClient } from "./anthropic-client";
 import { ModelError } from "./errors";
-import type { ModelClient, ModelRequest, ModelStreamEvent } from "./model-client";
+import type { ModelClient, ModelDelta, ModelRequest, ModelStreamEvent } from "./model-client";
 import { createOpenAIClient } from "./openai-client";
 
 // The behaviour every adapter owes the harness, checked through each SDK against the fake server.
@@ -80,8 +80,20 @@ describe.each(adapters)("%s adapter", (_name, clientFor) => {
         { name: "get_weather", input: { city: "Lima" }, id: "given_id" },
       ],
     });
-    const response = await makeClient().complete(request);
+    const deltas: ModelDelta[] = [];
+    const response = await makeClient().complete(request, { onDelta: (delta) => deltas.push(delta) });
     expect(response.text).toBe("Checking both.");
+    // The arguments also arrive piece by piece (the fake sends each in three), ahead of the whole call.
+    const text = deltas.filter((delta) => delta.type === "text_delta");
+    expect(text.map((delta) => delta.text).join("")).toBe("Checking both.");
+    const pieces = deltas.filter((delta) => delta.type === "tool_input_delta");
+    expect(pieces).toHaveLength(6);
+    for (const call of response.toolCalls) {
+      const own = pieces.filter((delta) => delta.id === call.id);
+      expect(own.every((delta) => delta.name === "get_weather")).toBe(true);
+      expect(JSON.parse(own.map((delta) => delta.partialJson).join(""))).toEqual(call.input);
+      expect(new Set(own.map((delta) => delta.index)).size).toBe(1);
+    }
     expect(response.stopReason).toBe("tool_use");
     expect(response.toolCalls).toEqual([
       { id: expect.any(String), name: "get_weather", input: { city: "Paris", units: { temp: "C" } } },
@@ -144,8 +156,8 @@ describe.each(adapters)("%s adapter", (_name, clientFor) => {
       for await (const event of makeClient().stream(request)) seen.push(event);
     });
     expect(seen).toEqual([
-      { type: "text_delta", text: "So " },
-      { type: "text_delta", text: "far" },
+      { type: "text_delta", index: 0, text: "So " },
+      { type: "text_delta", index: 0, text: "far" },
     ]);
     expect(error).toMatchObject({
       code: "model_overloaded",

@@ -2,6 +2,7 @@ import { ModelError } from "./errors";
 import type {
   ModelCallOptions,
   ModelClient,
+  ModelDelta,
   ModelRequest,
   ModelResponse,
   ModelStopReason,
@@ -9,14 +10,21 @@ import type {
   ModelToolCall,
 } from "./model-client";
 
-/** Folds a stream into one response; throws what the stream throws. */
-export async function collectModelStream(events: AsyncIterable<ModelStreamEvent>): Promise<ModelResponse> {
+/** Folds a stream into one response, handing deltas to `onDelta` on the way; throws what the stream throws. */
+export async function collectModelStream(
+  events: AsyncIterable<ModelStreamEvent>,
+  onDelta?: (delta: ModelDelta) => void,
+): Promise<ModelResponse> {
   let text = "";
   const toolCalls: ModelToolCall[] = [];
   for await (const event of events) {
     switch (event.type) {
       case "text_delta":
         text += event.text;
+        onDelta?.(event);
+        break;
+      case "tool_input_delta":
+        onDelta?.(event);
         break;
       case "tool_call": {
         const { type: _, ...call } = event;
@@ -37,7 +45,7 @@ export function defineModelClient(
   return {
     provider,
     stream: (request, options = {}) => stream(request, options),
-    complete: (request, options = {}) => collectModelStream(stream(request, options)),
+    complete: (request, options = {}) => collectModelStream(stream(request, options), options.onDelta),
   };
 }
 

@@ -75,13 +75,23 @@ async function* streamCompletion(
       if (chunk.usage) usage = usageOf(chunk.usage);
       const choice = chunk.choices.find((candidate) => candidate.index === 0);
       if (!choice) continue;
-      if (choice.delta.content) yield { type: "text_delta", text: choice.delta.content };
+      // Chat Completions has one text part (index 0); tool calls carry their own index.
+      if (choice.delta.content) yield { type: "text_delta", index: 0, text: choice.delta.content };
       for (const delta of choice.delta.tool_calls ?? []) {
         const call = calls.get(delta.index) ?? { id: "", name: "", args: "" };
         call.id ||= delta.id ?? "";
         call.name ||= delta.function?.name ?? "";
-        call.args += delta.function?.arguments ?? "";
+        const piece = delta.function?.arguments ?? "";
+        call.args += piece;
         calls.set(delta.index, call);
+        if (piece !== "")
+          yield {
+            type: "tool_input_delta",
+            index: delta.index,
+            id: call.id,
+            name: call.name,
+            partialJson: piece,
+          };
       }
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }

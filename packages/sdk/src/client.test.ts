@@ -67,4 +67,38 @@ describe("events.stream", () => {
     await expect(client.events.stream("sesn_a").next()).rejects.toMatchObject({ status: 404 });
     expect(requests).toHaveLength(2);
   });
+
+  it("asks for deltas when told, yields them between events, and resumes after the last stored event", async () => {
+    const delta = (text: string) => ({
+      type: "agent.message_delta",
+      ephemeral: true,
+      session_id: "sesn_a",
+      wake_id: "wake_1",
+      model_request_start_id: "sevt_1",
+      attempt: 1,
+      index: 0,
+      text,
+    });
+    const withDeltas: Answer = (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const event = { id: "sevt_1", seq: 1, type: "span.model_request_start", session_id: "sesn_a" };
+      res.write(`id: 1\ndata: ${JSON.stringify(event)}\n\n`);
+      for (const text of ["Hel", "lo"])
+        res.write(`event: agent.message_delta\ndata: ${JSON.stringify(delta(text))}\n\n`);
+      res.end();
+    };
+    const { url, requests } = await serve([withDeltas, events(2)]);
+    const client = createClient({ baseUrl: url, apiKey: "wl_test" });
+    const stop = new AbortController();
+    const seen: string[] = [];
+    for await (const item of client.events.stream("sesn_a", { signal: stop.signal, deltas: true })) {
+      seen.push(item.type === "agent.message_delta" ? item.text : item.type);
+      if (seen.length === 4) stop.abort();
+    }
+    expect(seen).toEqual(["span.model_request_start", "Hel", "lo", "session.status_running"]);
+    expect(requests.map((req) => [req.url, req.headers["last-event-id"]])).toEqual([
+      ["/v1/sessions/sesn_a/events/stream?deltas=true", "0"],
+      ["/v1/sessions/sesn_a/events/stream?deltas=true", "1"],
+    ]);
+  });
 });

@@ -13,6 +13,7 @@ import type {
   Session,
   SessionEvent,
   SessionStatus,
+  StreamDelta,
   SubstrateFileList,
   SubstrateVersion,
   SubstrateVersionList,
@@ -208,14 +209,16 @@ export function createClient(options: ClientOptions) {
        * The session's events from `afterSeq` on, live, as an async iterator. A dropped connection is
        * resumed with `Last-Event-ID`, so nothing is missed, and so is a 429, 502, 503 or 504 answer,
        * after its `Retry-After` or a growing pause; another error status throws. Stop with `signal`.
+       * With `deltas: true` the model's live deltas come in between (`ephemeral: true`, never stored;
+       * `LivePreview` turns them into the text being written).
        */
-      stream: (sessionId: string, streamOptions: StreamOptions = {}) =>
+      stream: ((sessionId: string, streamOptions: StreamOptions = {}) =>
         streamEvents(
           doFetch,
-          `${base}/v1/sessions/${sessionId}/events/stream`,
+          `${base}/v1/sessions/${sessionId}/events/stream${streamOptions.deltas ? "?deltas=true" : ""}`,
           options.apiKey,
           streamOptions,
-        ),
+        )) as EventStream,
     },
   };
 }
@@ -231,8 +234,16 @@ export interface Page<T> {
 export interface StreamOptions {
   afterSeq?: number;
   signal?: AbortSignal;
+  /** Also deliver the model's live deltas as it writes (a preview; the stored events are the answer). */
+  deltas?: boolean;
   /** Called before each reconnect, with the last seq seen (the stream resumes after it). */
   onReconnect?: (lastSeq: number) => void;
+}
+
+/** `events.stream`: stored events only, or, when `deltas` is set, the live deltas in between. */
+export interface EventStream {
+  (sessionId: string, options?: StreamOptions & { deltas?: false }): AsyncGenerator<SessionEvent>;
+  (sessionId: string, options: StreamOptions): AsyncGenerator<SessionEvent | StreamDelta>;
 }
 
 function parseBody(text: string): unknown {
@@ -268,7 +279,7 @@ async function* streamEvents(
   url: string,
   apiKey: string,
   options: StreamOptions,
-): AsyncGenerator<SessionEvent> {
+): AsyncGenerator<SessionEvent | StreamDelta> {
   let lastSeq = options.afterSeq ?? 0;
   // Connections in a row that failed before the stream began: each waits longer.
   let failures = 0;
@@ -303,7 +314,13 @@ async function* streamEvents(
       .pipeThrough(new EventSourceParserStream());
     try {
       for await (const message of messages) {
-        const event = JSON.parse(message.data) as SessionEvent;
+        const item = JSON.parse(message.data) as SessionEvent | StreamDelta;
+        // A delta has no seq: it moves no cursor, and a reconnect never asks for it again.
+        if ("ephemeral" in item) {
+          yield item;
+          continue;
+        }
+        const event = item;
         if (event.seq <= lastSeq) continue;
         lastSeq = event.seq;
         yield event;

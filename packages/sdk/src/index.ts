@@ -1,6 +1,7 @@
 export {
   type ClientOptions,
   createClient,
+  type EventStream,
   type ListOptions,
   type ListSessionsOptions,
   type Page,
@@ -8,3 +9,4 @@ export {
   WakeloopApiError,
   type WakeloopClient,
 } from "./client";
+export { LivePreview } from "./live-preview";

@@ -92,7 +92,7 @@ export function SessionPage({ client, id }: { client: Client; id: string }) {
         />
       )}
       {s && s.status !== "terminated" && <Composer client={client} sessionId={id} />}
-      <Timeline events={stream.events} />
+      <Timeline events={stream.events} preview={stream.preview} />
       <SubSessionTree client={client} parentId={id} />
       <TraceWaterfall client={client} sessionId={id} refreshKey={statusSeq} />
       <ToolSetView client={client} sessionId={id} refreshKey={statusSeq} />

@@ -23,7 +23,8 @@ function answeredId(event: SessionEvent): string | null {
 const textOf = (content: readonly ContentBlock[]) =>
   content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
 
-export function Timeline({ events }: { events: SessionEvent[] }) {
+/** The session's events; `preview` is the answer being written, shown last until it is stored. */
+export function Timeline({ events, preview }: { events: SessionEvent[]; preview: string }) {
   const results = new Map<string, ResultEvent>();
   for (const event of events) {
     const id = answeredId(event);
@@ -52,6 +53,14 @@ export function Timeline({ events }: { events: SessionEvent[] }) {
               <EventBody event={event} result={results.get(event.id)} />
             </li>
           ))}
+        {preview !== "" && (
+          <li className="event event-agent event-live" data-type="agent.message_delta" aria-busy="true">
+            <div className="event-head">
+              <strong>agent.message</strong> <span className="hint">writing…</span>
+            </div>
+            <p className="message">{preview}</p>
+          </li>
+        )}
       </ol>
     </section>
   );

@@ -1,4 +1,6 @@
-import { Agent, type EventPayload, Session } from "@wakeloop/contracts";
+import { once } from "node:events";
+import { get, type IncomingMessage } from "node:http";
+import { Agent, type EventPayload, Session, type StreamDelta } from "@wakeloop/contracts";
 import { append } from "@wakeloop/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentBody, type GatewayFixture, startGateway } from "../testing/gateway-fixture";
@@ -134,5 +136,99 @@ describe("GET /v1/sessions/{id}/events/stream", () => {
       // Resolves only if the open stream is ended; a hanging close fails the test by timeout.
       await fixture.close();
     }
+  });
+
+  it("interleaves live deltas only when asked, without an id, and drops those of an ended request", async () => {
+    const sessionId = await newSession(gw);
+    const withDeltas = await stream(gw, sessionId, {}, "?deltas=true");
+    const without = await stream(gw, sessionId);
+    await withDeltas.until((c) => c.comments.includes("stream open"));
+    await without.until((c) => c.comments.includes("stream open"));
+    const delta = (request: string, text: string): StreamDelta => ({
+      type: "agent.message_delta",
+      ephemeral: true,
+      session_id: sessionId,
+      wake_id: "wake_1",
+      model_request_start_id: request,
+      attempt: 1,
+      index: 0,
+      text,
+    });
+    for (const text of ["Hel", "lo"]) gw.bus.publishDelta(gw.tenant.id, delta("sevt_first", text));
+    await withDeltas.until((c) => c.deltas.length === 2);
+    expect(withDeltas.deltas.map((frame) => [frame.id, frame.event])).toEqual([
+      [undefined, "agent.message_delta"],
+      [undefined, "agent.message_delta"],
+    ]);
+
+    // The stored end of the request closes its preview: a late delta of it is not sent, a new one is.
+    const [end] = await append(gw.db, {
+      tenantId: gw.tenant.id,
+      sessionId,
+      events: [
+        {
+          type: "span.model_request_end",
+          model_request_start_id: "sevt_first",
+          model_usage: {
+            input_tokens: 1,
+            output_tokens: 1,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+          },
+          is_error: false,
+        },
+      ],
+    });
+    await withDeltas.until((c) => lastSeq(c) === end?.seq);
+    gw.bus.publishDelta(gw.tenant.id, delta("sevt_first", " late"));
+    gw.bus.publishDelta(gw.tenant.id, delta("sevt_second", "next"));
+    await withDeltas.until((c) => c.deltas.length === 3);
+    expect(withDeltas.deltas.at(-1)).toMatchObject({ data: { text: "next" }, afterFrames: 1 });
+
+    await without.until((c) => lastSeq(c) === end?.seq);
+    expect(without.deltas).toEqual([]);
+    const refused = await gw.request("GET", `/v1/sessions/${sessionId}/events/stream?deltas=yes`, {
+      key: gw.tenant.ownerKey,
+    });
+    expect(refused.status).toBe(400);
+  });
+
+  it("drops live deltas for a client that is behind, never a stored event", async () => {
+    const sessionId = await newSession(gw);
+    const request = get(`${gw.url}/v1/sessions/${sessionId}/events/stream?deltas=true`, {
+      headers: { authorization: `Bearer ${gw.tenant.ownerKey}`, accept: "text/event-stream" },
+    });
+    const [response] = (await once(request, "response")) as [IncomingMessage];
+    response.setEncoding("utf8");
+    let text = "";
+    response.on("data", (chunk: string) => {
+      text += chunk;
+    });
+    await expect.poll(() => text).toContain("stream open");
+    // The client stops reading; far more deltas come than the sockets between us can hold (32 MB).
+    response.pause();
+    const piece = "x".repeat(16_384);
+    const sent = 2_000;
+    for (let index = 0; index < sent; index++)
+      gw.bus.publishDelta(gw.tenant.id, {
+        type: "agent.message_delta",
+        ephemeral: true,
+        session_id: sessionId,
+        wake_id: "wake_1",
+        model_request_start_id: "sevt_1",
+        attempt: 1,
+        index: 0,
+        text: piece,
+      });
+    await gw.bus.nc.flush();
+    const stored = await appendMessages(gw, sessionId, ["a", "b", "c"]);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    response.resume();
+    await expect.poll(() => text, { timeout: 20_000 }).toContain(`id: ${stored.at(-1)?.seq}\n`);
+    request.destroy();
+    for (const event of stored) expect(text).toContain(`id: ${event.seq}\nevent: agent.message\n`);
+    const delivered = text.split("event: agent.message_delta\n").length - 1;
+    expect(delivered).toBeGreaterThan(0);
+    expect(delivered).toBeLessThan(sent);
   });
 });

@@ -1,5 +1,5 @@
 import type { Bus } from "@wakeloop/bus";
-import { SessionEvent } from "@wakeloop/contracts";
+import { SessionEvent, type StreamDelta } from "@wakeloop/contracts";
 import { type Database, readEvents } from "@wakeloop/db";
 import type { Kysely } from "kysely";
 
@@ -11,6 +11,8 @@ export interface SessionEventStreamInput {
   /** The last seq the client has; the stream starts after it. */
   afterSeq: number;
   keepAliveMs: number;
+  /** Also forward the model's live deltas (never stored; see @wakeloop/contracts deltas.ts). */
+  deltas: boolean;
   /** Called once the live subscription is in place; events and keep-alives go to what it returns. */
   open(): Promise<EventSink>;
   /** Client gone or server closing: the stream ends. */
@@ -19,10 +21,14 @@ export interface SessionEventStreamInput {
 
 export interface EventSink {
   send(event: SessionEvent): Promise<void>;
+  /** Sends at once or drops (a client that is behind); never waits. */
+  sendDelta(delta: StreamDelta): void;
   keepAlive(): Promise<void>;
 }
 
 const BACKFILL_PAGE = 500;
+/** Ended requests remembered so their late deltas are dropped; a wake's requests end in order. */
+const ENDED_REQUESTS_KEPT = 32;
 /** How long to wait for the server to confirm the subscription; see runSessionEventStream. */
 const SUBSCRIBE_CONFIRM_MS = 2_000;
 
@@ -38,6 +44,11 @@ const SUBSCRIBE_CONFIRM_MS = 2_000;
  * subjects: no consumer state on the server per client, and Postgres covers whatever it misses. For
  * the same reason the subscription's confirmation is awaited only briefly: with NATS away it would
  * never come, and an event it would have carried is still found by the next catch-up.
+ *
+ * Live deltas, when asked for, go straight to the sink as they arrive, outside the seq order: they are
+ * a preview of a request still running. Those of a request whose `span.model_request_end` was already
+ * sent (a delta can arrive after the stored answer, from another connection) are dropped, so a client
+ * never sees the preview after the answer.
  */
 export async function runSessionEventStream(input: SessionEventStreamInput): Promise<void> {
   const { bus, signal } = input;
@@ -50,9 +61,21 @@ export async function runSessionEventStream(input: SessionEventStreamInput): Pro
   let lastSent = input.afterSeq;
   let failure: unknown;
   const exclusive = serialized();
+  let deltaSink: EventSink | undefined;
+  const ended = new Set<string>();
+  const deltas = input.deltas
+    ? bus.subscribeDeltas(input.tenantId, input.sessionId, (delta) => {
+        if (deltaSink !== undefined && !signal.aborted && !ended.has(delta.model_request_start_id))
+          deltaSink.sendDelta(delta);
+      })
+    : null;
 
   const forward = async (sink: EventSink, event: SessionEvent) => {
     if (event.seq <= lastSent || signal.aborted) return;
+    if (event.type === "span.model_request_end") {
+      ended.add(event.model_request_start_id);
+      if (ended.size > ENDED_REQUESTS_KEPT) ended.delete(ended.values().next().value as string);
+    }
     await sink.send(event);
     lastSent = event.seq;
   };
@@ -83,6 +106,7 @@ export async function runSessionEventStream(input: SessionEventStreamInput): Pro
     await settledWithin(bus.nc.flush(), SUBSCRIBE_CONFIRM_MS);
     if (signal.aborted) return;
     const sink = await input.open();
+    deltaSink = sink;
     timer = setInterval(() => keepAlive(sink), input.keepAliveMs);
     await exclusive(() => catchUp(sink));
     for await (const msg of subscription) {
@@ -96,6 +120,7 @@ export async function runSessionEventStream(input: SessionEventStreamInput): Pro
     clearInterval(timer);
     signal.removeEventListener("abort", stop);
     subscription.unsubscribe();
+    deltas?.unsubscribe();
   }
   if (failure !== undefined && !signal.aborted) throw failure;
 }

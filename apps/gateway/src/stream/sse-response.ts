@@ -1,10 +1,16 @@
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
-import type { SessionEvent } from "@wakeloop/contracts";
+import type { SessionEvent, StreamDelta } from "@wakeloop/contracts";
 
 export interface SseResponse {
   /** `id:` is the seq, so a reconnecting client's `Last-Event-ID` is where to resume. */
   event(event: SessionEvent): Promise<void>;
+  /**
+   * A live delta, without `id:` (it is not stored, so nothing can resume from it). Never waits: while
+   * the client is behind (the socket's buffer is full) the delta is dropped and this answers false;
+   * the stored events that follow carry the whole answer.
+   */
+  delta(delta: StreamDelta): boolean;
   comment(text: string): Promise<void>;
   end(): void;
 }
@@ -31,6 +37,11 @@ export function openSseResponse(raw: ServerResponse, signal: AbortSignal): SseRe
   return {
     // JSON.stringify never emits a raw newline, so the event is one `data:` line.
     event: (event) => write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
+    delta: (delta) => {
+      if (raw.writableEnded || raw.destroyed || raw.writableNeedDrain) return false;
+      raw.write(`event: ${delta.type}\ndata: ${JSON.stringify(delta)}\n\n`);
+      return true;
+    },
     comment: (text) => write(`: ${text}\n\n`),
     end: () => {
       if (!raw.writableEnded) raw.end();

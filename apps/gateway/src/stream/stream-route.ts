@@ -5,7 +5,7 @@ import type { RouteDeps } from "../gateway-deps";
 import { parseInput } from "../http/parse-input";
 import { defineRoute, type Route } from "../http/route";
 import { requireSession } from "../sessions/session-store";
-import { runSessionEventStream } from "./session-event-stream";
+import { type EventSink, runSessionEventStream } from "./session-event-stream";
 import { openSseResponse, type SseResponse } from "./sse-response";
 
 const LastEventId = z.coerce.number().int().nonnegative().optional();
@@ -24,7 +24,9 @@ export function streamRoute({ db, bus, config, shutdown, streamSlots }: RouteDep
       status: 200,
       body: "event-stream",
       description:
-        "`id:` is the event's seq, `event:` its type, `data:` the SessionEvent JSON; comments keep it alive",
+        "`id:` is the event's seq, `event:` its type, `data:` the SessionEvent JSON; comments keep it alive. " +
+        "With `deltas=true`, the model's live deltas (`agent.message_delta`, `agent.tool_use_input_delta`: " +
+        "`ephemeral: true`, no `id:`, never stored) come in between",
     },
     handler: async ({ principal, params, query, request, reply, log }) => {
       await requireSession(db, principal.tenantId, params.id);
@@ -37,7 +39,7 @@ export function streamRoute({ db, bus, config, shutdown, streamSlots }: RouteDep
       reply.raw.once("close", () => clientGone.abort());
       const signal = AbortSignal.any([clientGone.signal, shutdown]);
       let sse: SseResponse | undefined;
-      const open = async () => {
+      const open = async (): Promise<EventSink> => {
         // From here on the response is ours: a 200 means the live subscription is in place.
         reply.hijack();
         const response = openSseResponse(reply.raw, signal);
@@ -46,6 +48,10 @@ export function streamRoute({ db, bus, config, shutdown, streamSlots }: RouteDep
         log.info({ after_seq: afterSeq }, "event stream opened");
         return {
           send: response.event,
+          sendDelta: (delta) => {
+            if (!response.delta(delta))
+              log.debug({ wake_id: delta.wake_id }, "a live delta dropped: the client is behind");
+          },
           // A stream outlives the request that authenticated it: every keep-alive asks Postgres
           // again, so a revoked key's streams end within one keep-alive interval on every replica.
           keepAlive: async () => {
@@ -63,6 +69,7 @@ export function streamRoute({ db, bus, config, shutdown, streamSlots }: RouteDep
           tenantId: principal.tenantId,
           sessionId: params.id,
           afterSeq,
+          deltas: query.deltas,
           keepAliveMs: config.sseKeepAliveMs,
           open,
           signal,

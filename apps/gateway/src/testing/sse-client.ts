@@ -1,4 +1,4 @@
-import { SessionEvent } from "@wakeloop/contracts";
+import { SessionEvent, StreamDelta } from "@wakeloop/contracts";
 
 /** A minimal Server-Sent Events reader over fetch, for tests: it records frames as they arrive. */
 
@@ -8,9 +8,19 @@ export interface SseFrame {
   data: SessionEvent;
 }
 
+/** A live delta frame, with how many stored-event frames had arrived before it. */
+export interface SseDeltaFrame {
+  id: string | undefined;
+  event: string | undefined;
+  data: StreamDelta;
+  afterFrames: number;
+}
+
 export interface SseConnection {
   status: number;
+  /** The stored events. */
   frames: SseFrame[];
+  deltas: SseDeltaFrame[];
   comments: string[];
   /** The server ended the response. */
   ended: boolean;
@@ -28,6 +38,7 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
   const connection: SseConnection = {
     status: response.status,
     frames: [],
+    deltas: [],
     comments: [],
     ended: false,
     async until(probe, timeoutMs = 10_000) {
@@ -79,9 +90,21 @@ function parseFrame(text: string, connection: SseConnection): void {
   }
   const data = fields.get("data");
   if (data === undefined) return;
+  const json: unknown = JSON.parse(data);
+  const delta = StreamDelta.safeParse(json);
+  if (delta.success) {
+    const afterFrames = connection.frames.length;
+    connection.deltas.push({
+      id: fields.get("id"),
+      event: fields.get("event"),
+      data: delta.data,
+      afterFrames,
+    });
+    return;
+  }
   connection.frames.push({
     id: fields.get("id"),
     event: fields.get("event"),
-    data: SessionEvent.parse(JSON.parse(data)),
+    data: SessionEvent.parse(json),
   });
 }

@@ -2,6 +2,7 @@ import { type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 import { toWellFormedText } from "@wakeloop/contracts";
 import {
   type ModelClient,
+  type ModelDelta,
   ModelError,
   type ModelRequest,
   type ModelResponse,
@@ -39,9 +40,16 @@ export async function callModel(
   tracer: Tracer,
   client: ModelClient,
   request: ModelRequest,
-  options: { signal: AbortSignal; retry: RetryPolicy; hooks: ModelCallHooks; metrics: WakeMetrics },
+  options: {
+    signal: AbortSignal;
+    retry: RetryPolicy;
+    hooks: ModelCallHooks;
+    metrics: WakeMetrics;
+    /** Each piece of the answer as it arrives, with the attempt it belongs to (a retry starts again). */
+    onDelta?: (delta: ModelDelta, attempt: number) => void;
+  },
 ): Promise<ModelResponse> {
-  const { metrics } = options;
+  const { metrics, onDelta } = options;
   for (let attempt = 1; ; attempt++) {
     const started = performance.now();
     try {
@@ -52,7 +60,10 @@ export async function callModel(
           [ATTR_GEN_AI_REQUEST_MODEL]: request.model,
         });
         try {
-          const response = await client.complete(request, { signal: options.signal });
+          const response = await client.complete(request, {
+            signal: options.signal,
+            ...(onDelta !== undefined && { onDelta: (delta: ModelDelta) => onDelta(delta, attempt) }),
+          });
           metrics.modelRequest(client.provider, request.model, secondsSince(started));
           metrics.tokens(
             client.provider,

@@ -37,6 +37,7 @@ import type { Kysely } from "kysely";
 import { buildModelRequest, continueConversation, conversationOf } from "../context/build-request";
 import { learningDirectives } from "../context/learning-directive";
 import { callModel } from "../model/call-model";
+import { deltaPublisher } from "../model/delta-publisher";
 import type { ModelClients } from "../model/model-clients";
 import type { HistoryCache } from "../session/history-cache";
 import { HISTORY_PAGE, loadSession, sessionSpecs, startingHistory } from "../session/load-session";
@@ -342,6 +343,16 @@ class Wake {
         retry: this.deps.settings.retry,
         metrics: this.deps.metrics,
         hooks: { onRetry: (error, attempt, delayMs) => this.retrying(error, attempt, delayMs) },
+        onDelta: deltaPublisher(
+          this.deps.bus,
+          {
+            tenantId: this.view.tenantId,
+            sessionId: this.view.sessionId,
+            wakeId: this.writer.wakeId,
+            requestStartId: start.id,
+          },
+          this.log,
+        ),
       });
     } catch (error) {
       await this.requestFailed(start, error);

@@ -19,7 +19,7 @@ describe("scriptedModel", () => {
     const events: ModelStreamEvent[] = [];
     for await (const event of model.stream(request)) events.push(event);
     expect(events).toEqual([
-      { type: "text_delta", text: "first" },
+      { type: "text_delta", index: 0, text: "first" },
       { type: "tool_call", id: "call_scripted_1", name: "t", input: { a: 1 } },
       {
         type: "message_end",

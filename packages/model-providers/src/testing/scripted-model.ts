@@ -47,7 +47,7 @@ export function scriptedModel(
     };
     stopIfAborted();
     if ("error" in turn) throw turn.error;
-    if (turn.text) yield { type: "text_delta", text: turn.text };
+    if (turn.text) yield { type: "text_delta", index: 0, text: turn.text };
     const calls = turn.toolCalls ?? [];
     for (const call of calls) {
       stopIfAborted();
