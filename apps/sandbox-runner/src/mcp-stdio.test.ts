@@ -14,7 +14,7 @@ import { RunnerFixture, testEnvironment } from "./testing/docker-fixture";
 
 // MCP stdio servers in a real hardened container, driven the way the harness worker drives them: the
 // SDK's Client over `SandboxMcpTransport`, through the runner's service on a real NATS. The server is
-// a real one written with the SDK (packages/testing), run by the image's node as the sandbox user.
+// a real one written with the SDK (packages/testing), run by the image's node as its own uid (1001).
 
 const TENANT = "tnt_mcp_stdio";
 const TOKEN = `tok_${randomBytes(8).toString("hex")}`;
