@@ -20,9 +20,10 @@ export const MCP_SERVER_USER: ExecUser = {
 export const BROWSER_USER: ExecUser = { user: `${BROWSER_UID}:${BROWSER_UID}`, home: BROWSER_HOME };
 /**
  * The container's root, with only the container's CAP_SETUID and CAP_SETGID: for the browser's
- * launcher, which writes the endpoint record no other uid can change and then becomes BROWSER_USER.
+ * launcher, which writes the endpoint record no other uid can change and starts Chromium as
+ * BROWSER_USER (hence the browser's HOME).
  */
-export const ROOT_USER: ExecUser = { user: "0:0", home: BROWSER_HOME };
+export const BROWSER_LAUNCHER: ExecUser = { user: "0:0", home: BROWSER_HOME };
 
 export const EXEC_PATH = "/usr/local/bin:/usr/bin:/bin";
 

@@ -1,6 +1,6 @@
 import { WakeloopError } from "@wakeloop/contracts";
 import type Docker from "dockerode";
-import { BROWSER_USER, execEnv, execOnce, ROOT_USER } from "../container-exec";
+import { BROWSER_LAUNCHER, execOnce } from "../container-exec";
 import { BROWSER_HOME, BROWSER_RECORD_DIR, BROWSER_UID } from "../container-spec";
 
 // Chromium inside the sandbox: Debian's package in the browser image (infra/sandbox-image.sh browser),
@@ -86,14 +86,11 @@ i=0; while [ -d "/proc/$pid" ] && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); do
 ${AS_BROWSER} kill -KILL -- "-$pid" 2>/dev/null || true
 `;
 
-/** The launcher and the stopper run as root, with the browser's environment for what they start. */
-const LAUNCHER = { as: ROOT_USER, env: execEnv(BROWSER_USER) };
-
 export type ChromiumEndpoint = { pid: number; port: number; path: string };
 
 /** The running Chromium of the container, started when there is none. */
 export async function startChromium(container: Docker.Container): Promise<ChromiumEndpoint> {
-  const result = await execOnce(container, ["bash", "-c", LAUNCH], LAUNCHER);
+  const result = await execOnce(container, ["bash", "-c", LAUNCH], { as: BROWSER_LAUNCHER });
   if (result.exitCode !== 0) {
     const why = result.stderr.trim().slice(-2_000) || `exit code ${result.exitCode}`;
     throw new WakeloopError(
@@ -122,6 +119,6 @@ export async function startChromium(container: Docker.Container): Promise<Chromi
 
 /** Stops the container's Chromium; true when one was running. */
 export async function stopChromium(container: Docker.Container): Promise<boolean> {
-  const result = await execOnce(container, ["bash", "-c", STOP], LAUNCHER);
+  const result = await execOnce(container, ["bash", "-c", STOP], { as: BROWSER_LAUNCHER });
   return result.stdout.includes("closed");
 }
