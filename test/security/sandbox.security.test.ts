@@ -568,6 +568,18 @@ describe("a sandbox's browser", () => {
     expect(poked).toContain("Operation not permitted");
     expect(poked).toContain("Permission denied");
     expect((await tool(tenantId, sessionId, "browser_navigate", { url: "about:blank" })).isError).toBe(false);
+
+    // What Chromium sends back is bounded before the runner parses it: a large answer to the runner's
+    // own request arrives whole, a page's 2 MiB console message cuts only this session's connection.
+    const big = await tool(tenantId, sessionId, "browser_evaluate", { code: "'x'.repeat(2 * 1024 * 1024)" });
+    expect(big.text).toContain("2097154 characters");
+    const flood = await tool(tenantId, sessionId, "browser_evaluate", {
+      code: "() => { console.log('y'.repeat(2 * 1024 * 1024)); return new Promise((r) => setTimeout(r, 2000)); }",
+    });
+    expect(flood.isError, flood.text).toBe(true);
+    expect((await tool(tenantId, sessionId, "browser_close", {})).isError).toBe(false);
+    expect((await tool(tenantId, sessionId, "browser_navigate", { url: "about:blank" })).isError).toBe(false);
+    expect(await shell(tenantId, sessionId, "echo alive")).toContain("alive");
   }, 180_000);
 });
 

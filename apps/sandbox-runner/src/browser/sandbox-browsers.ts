@@ -9,7 +9,7 @@ import { BROWSER_USER, execPipe } from "../container-exec";
 import { sessionKey } from "../labels";
 import type { RunnerLog } from "../runner-log";
 import { type ChromiumEndpoint, startChromium, stopChromium } from "./chromium-process";
-import { devtoolsGuard } from "./devtools-guard";
+import { devtoolsGuard, withoutCompressionOffer } from "./devtools-guard";
 
 /** The viewport every page gets, and so the size of a viewport screenshot. */
 export const VIEWPORT = { width: 1280, height: 720 } as const;
@@ -162,7 +162,8 @@ export class SandboxBrowsers {
       execPipe(container, ["node", "-e", RELAY, String(endpoint.port)], { as: BROWSER_USER }).then(
         ({ input, output }) => {
           const guard = devtoolsGuard();
-          socket.pipe(input);
+          const request = withoutCompressionOffer();
+          socket.pipe(request).pipe(input);
           output.pipe(guard).pipe(socket);
           const end = () => {
             socket.destroy();
@@ -170,6 +171,7 @@ export class SandboxBrowsers {
           };
           output.on("end", end);
           output.on("error", end);
+          request.on("error", end);
           guard.on("error", (error) => {
             this.log.warn({ err: error, containerId: container.id }, "browser connection cut at a bound");
             end();
