@@ -172,7 +172,7 @@ describe("stdio MCP servers in the session's sandbox, through the services", () 
       isError: true,
       value: "the stdio fixture failed on purpose",
     });
-    expect(stats).toMatchObject({ isError: false, value: { uid: 1000, cwd: "/workspace" } });
+    expect(stats).toMatchObject({ isError: false, value: { uid: 1001, cwd: "/workspace" } });
     expect(digest?.value).toBe(createHash("sha256").update(TOKEN).digest("hex"));
     const pid = pidOf(stats);
     expect(pid).toEqual(expect.any(Number));

@@ -1,12 +1,18 @@
 import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { connect, createServer, type Server } from "node:net";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type Bus, connectBus } from "@wakeloop/bus";
-import { type EnvironmentConfig, type SandboxExecuteResponse, WakeloopError } from "@wakeloop/contracts";
+import {
+  type EnvironmentConfig,
+  type SandboxExecuteResponse,
+  type SandboxToolName,
+  WakeloopError,
+} from "@wakeloop/contracts";
 import { append, createSession } from "@wakeloop/db";
 import { createGatewayServer, createTenant, type GatewayServer } from "@wakeloop/gateway";
-import { createSandboxClient, type SandboxClient } from "@wakeloop/sandbox-client";
+import { createSandboxClient, type SandboxClient, SandboxMcpTransport } from "@wakeloop/sandbox-client";
 import { postgresApprovals, type SandboxRunner, startSandboxService } from "@wakeloop/sandbox-runner";
 import { RunnerFixture, silent, testEnvironment, testRunnerSettings } from "@wakeloop/sandbox-runner/testing";
 import {
@@ -19,8 +25,12 @@ import {
 } from "@wakeloop/service-kit";
 import { createLogger } from "@wakeloop/telemetry";
 import {
+  BROWSER_SANDBOX_IMAGE,
   createTestDatabase,
+  installStdioMcpServer,
+  requireBrowserImage,
   type SeededAgent,
+  STDIO_MCP_SERVER_PATH,
   seedAgent,
   type TestDatabase,
   testNatsUrl,
@@ -401,6 +411,175 @@ describe("a hostile process inside a sandbox", () => {
     // The same agent still answers, and the runner serves everyone else.
     expect(await shell("tnt_hostile", hostile, agentPid)).toBe(before);
     expect(await shell("tnt_bystander", bystander, "echo alive")).toContain("alive");
+  }, 180_000);
+});
+
+// ---- issue #30, items 2-4: the inspection tool, MCP servers' secrets, the browser -----------------
+
+/** A tool call's text, whatever its outcome. */
+async function tool(
+  tenantId: string,
+  sessionId: string,
+  name: SandboxToolName,
+  input: Record<string, unknown>,
+) {
+  const response = await client.execute({ tenantId, sessionId, toolCallId: newCallId(), tool: name, input });
+  if (response.outcome !== "completed") throw new Error(`needs approval: ${response.reason}`);
+  return {
+    isError: response.is_error,
+    text: response.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
+  };
+}
+
+describe("the always-allowed bash inspection tool", () => {
+  it("runs no code of the agent's choosing and writes no file, however an option is spelled", async () => {
+    const sessionId = await ensure("tnt_inspect", testEnvironment());
+    // Lines a shell would run, enough of them for sort to spill to compressed temporary files.
+    const lines = ["touch /workspace/pwned", ...Array.from({ length: 4_000 }, (_, i) => `# filler ${i}`)];
+    await tool("tnt_inspect", sessionId, "write", { path: "cmds.txt", content: `${lines.join("\n")}\n` });
+    for (const command of [
+      "sort -S 1k --compress-prog=sh cmds.txt",
+      "sort -S 1k --compress-program=sh cmds.txt",
+      "sort -uo out.txt cmds.txt",
+      "sort --outp=out.txt cmds.txt",
+      "sort -T . -S 1k cmds.txt",
+      "uniq cmds.txt out.txt",
+      "rg --pre=sh touch cmds.txt",
+      "find . -name cmds.txt -exec sh '{}' ';'",
+    ]) {
+      const result = await tool("tnt_inspect", sessionId, "bash", { command });
+      expect(result.isError, command).toBe(true);
+      expect(result.text, command).toContain("bash allows only inspection options");
+    }
+    const listing = await workspace("tnt_inspect", sessionId);
+    expect(listing).not.toContain("pwned");
+    expect(listing).not.toContain("out.txt");
+    // What inspection needs still runs.
+    expect(
+      (await tool("tnt_inspect", sessionId, "bash", { command: "sort -S 1k -ru cmds.txt" })).text,
+    ).toContain("touch /workspace/pwned");
+  }, 120_000);
+});
+
+describe("secrets given to an MCP stdio server", () => {
+  it("stay out of the sandbox user's reach: the server's environment, memory, signals and home", async () => {
+    const tenantId = "tnt_mcp_secret";
+    const sessionId = await ensure(tenantId, testEnvironment());
+    await installStdioMcpServer(fixture.docker, runner.manager.describe(sessionId).container_id ?? "");
+    const token = `tok_${randomBytes(12).toString("hex")}`;
+    const mcp = new Client({ name: "sandbox-security", version: "1.0.0" });
+    await mcp.connect(
+      new SandboxMcpTransport(bus, client, {
+        tenant_id: tenantId,
+        session_id: sessionId,
+        server: "fixture",
+        command: "node",
+        args: [STDIO_MCP_SERVER_PATH],
+        env: { FIXTURE_TOKEN: token },
+      }),
+      { timeout: 30_000 },
+    );
+    const stats = async () =>
+      (await mcp.callTool({ name: "stats", arguments: {} })).structuredContent as {
+        pid: number;
+        uid: number;
+      };
+    const { pid, uid } = await stats();
+    expect(uid).not.toBe(1000);
+
+    const attack = [
+      "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep FIXTURE_TOKEN",
+      `cat /proc/${pid}/environ 2>&1 | tr '\\0' '\\n'`,
+      `head -c 64 /proc/${pid}/mem 2>&1 | head -c 200`,
+      `ls /proc/${pid}/fd 2>&1`,
+      `kill -STOP ${pid} 2>&1`,
+      "ls -a /home/wl-mcp 2>&1",
+      `python3 -c "import ctypes; print('ptrace', ctypes.CDLL(None).ptrace(16, ${pid}, 0, 0))"`,
+    ].join("\n");
+    const text = await shell(tenantId, sessionId, attack);
+    expect(text).not.toContain(token);
+    expect(text).toContain("Permission denied");
+    expect(text).toContain("Operation not permitted");
+    expect(text).toContain("ptrace -1");
+    // The always-allowed inspection tool gets no further.
+    const inspected = await tool(tenantId, sessionId, "bash", { command: `cat /proc/${pid}/environ` });
+    expect(inspected.text).not.toContain(token);
+    expect(inspected.text).toContain("Permission denied");
+
+    // The server itself still runs and still has its secret.
+    expect((await stats()).pid).toBe(pid);
+    expect(
+      (await mcp.callTool({ name: "token_digest", arguments: {} })).content as Array<{ text?: string }>,
+    ).toEqual([expect.objectContaining({ text: createHash("sha256").update(token).digest("hex") })]);
+    await mcp.close();
+  }, 120_000);
+});
+
+describe("a sandbox's browser", () => {
+  it("cannot be pointed elsewhere, signalled or read by the sandbox user", async () => {
+    await requireBrowserImage(fixture.docker);
+    const tenantId = "tnt_browser";
+    const sessionId = await ensure(
+      tenantId,
+      testEnvironment({ image: BROWSER_SANDBOX_IMAGE, memory_mb: 1_024, pids_limit: 512 }),
+    );
+    // A DevTools impostor of the sandbox user: it notes every connection the runner would make to it.
+    const impostor = [
+      "import socket, os",
+      "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8)",
+      "open('/tmp/impostor-port', 'w').write(str(s.getsockname()[1]))",
+      "while True:",
+      "    c, _ = s.accept(); open('/workspace/contacted', 'a').write('x'); c.close()",
+    ].join("\n");
+    await tool(tenantId, sessionId, "write", { path: "impostor.py", content: impostor });
+    const started = await client.execute({
+      tenantId,
+      sessionId,
+      toolCallId: newCallId(),
+      tool: "shell_run",
+      input: { command: "exec python3 /workspace/impostor.py", background: true },
+    });
+    expect(started.outcome).toBe("completed");
+    // Its endpoint planted wherever a launcher might look, before the browser's first start.
+    const plant = [
+      "for i in $(seq 1 50); do [ -s /tmp/impostor-port ] && break; sleep 0.1; done",
+      "port=$(cat /tmp/impostor-port); pid=$(pgrep -f impostor.py | head -n 1)",
+      "for dir in /tmp/.wl-browser /run/wl-browser /home/wl-browser; do",
+      '  mkdir -p "$dir/profile" 2>&1; echo "$pid" > "$dir/pid"',
+      '  printf "%s\\n/devtools/browser/impostor" "$port" | tee "$dir/endpoint" > "$dir/profile/DevToolsActivePort"',
+      "done",
+      "echo planted",
+    ].join("\n");
+    const planted = await shell(tenantId, sessionId, plant);
+    expect(planted).toContain("Permission denied");
+
+    const navigated = await tool(tenantId, sessionId, "browser_navigate", { url: "about:blank" });
+    expect(navigated.isError, navigated.text).toBe(false);
+    expect(await workspace(tenantId, sessionId)).not.toContain("contacted");
+
+    const poke = [
+      "b=$(pgrep -o chromium); stat -c %u /proc/$b",
+      "kill -STOP $b 2>&1",
+      "cat /proc/$b/environ 2>&1 | head -c 100; echo",
+      "ls /home/wl-browser 2>&1",
+    ].join("\n");
+    const poked = await shell(tenantId, sessionId, poke);
+    expect(poked).not.toMatch(/^1000\n/);
+    expect(poked).toContain("Operation not permitted");
+    expect(poked).toContain("Permission denied");
+    expect((await tool(tenantId, sessionId, "browser_navigate", { url: "about:blank" })).isError).toBe(false);
+
+    // What Chromium sends back is bounded before the runner parses it: a large answer to the runner's
+    // own request arrives whole, a page's 2 MiB console message cuts only this session's connection.
+    const big = await tool(tenantId, sessionId, "browser_evaluate", { code: "'x'.repeat(2 * 1024 * 1024)" });
+    expect(big.text).toContain("2097154 characters");
+    const flood = await tool(tenantId, sessionId, "browser_evaluate", {
+      code: "() => { console.log('y'.repeat(2 * 1024 * 1024)); return new Promise((r) => setTimeout(r, 2000)); }",
+    });
+    expect(flood.isError, flood.text).toBe(true);
+    expect((await tool(tenantId, sessionId, "browser_close", {})).isError).toBe(false);
+    expect((await tool(tenantId, sessionId, "browser_navigate", { url: "about:blank" })).isError).toBe(false);
+    expect(await shell(tenantId, sessionId, "echo alive")).toContain("alive");
   }, 180_000);
 });
 

@@ -57,7 +57,8 @@ export async function runMcpStdioBench(options: { calls?: number } = {}): Promis
           "exec",
           "-i",
           "-u",
-          "1000:1000",
+          // As the platform starts it: the MCP servers' own uid (container-exec.ts).
+          "1001:1001",
           "-w",
           "/workspace",
           ensured.container_id,

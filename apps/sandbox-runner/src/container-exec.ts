@@ -1,28 +1,54 @@
 import { type Duplex, PassThrough, type Writable } from "node:stream";
 import type Docker from "dockerode";
+import { BROWSER_HOME, BROWSER_UID, MCP_SERVER_HOME, MCP_SERVER_UID } from "./container-spec";
 
 // Processes the runner starts in a container by `docker exec` (the browser, its relays, MCP stdio
-// servers) rather than through the agent: they run as the sandbox user, like commands, never as the
-// agent's root.
+// servers) rather than through the agent. None of them runs as the sandbox user (1000), whose
+// commands the model chooses: a process of another uid keeps its environment, memory and open files
+// out of their reach (/proc wants a matching uid for those), cannot be signalled by them, and writes
+// what they cannot rewrite. Docker sets the ids itself, so no capability is needed for it.
 
-const SANDBOX_USER = "1000:1000";
-export const EXEC_ENV = ["HOME=/home/sandbox", "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"];
+/** An identity an exec runs under, with the HOME only it may write (a tmpfs of its own, container-spec.ts). */
+export type ExecUser = { user: string; home: string };
+
+/** MCP stdio servers: they hold the vault's values in their environment. */
+export const MCP_SERVER_USER: ExecUser = {
+  user: `${MCP_SERVER_UID}:${MCP_SERVER_UID}`,
+  home: MCP_SERVER_HOME,
+};
+/** Chromium and the relays to its DevTools port. */
+export const BROWSER_USER: ExecUser = { user: `${BROWSER_UID}:${BROWSER_UID}`, home: BROWSER_HOME };
+/**
+ * The container's root, with only the container's CAP_SETUID and CAP_SETGID: for the browser's
+ * launcher, which writes the endpoint record no other uid can change and starts Chromium as
+ * BROWSER_USER (hence the browser's HOME).
+ */
+export const BROWSER_LAUNCHER: ExecUser = { user: "0:0", home: BROWSER_HOME };
+
+export const EXEC_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+/** The environment an exec starts from: its own HOME, the image's PATH. */
+export function execEnv(who: ExecUser): string[] {
+  return [`HOME=${who.home}`, `PATH=${EXEC_PATH}`, "LANG=C.UTF-8"];
+}
+
 /** The most a one-shot exec may print: its output is a few lines, anything longer is not ours. */
 const MAX_OUTPUT_BYTES = 64 * 1024;
 
 export type ExecResult = { exitCode: number; stdout: string; stderr: string };
 
 export type ExecOptions = {
-  /** The process's whole environment (default `EXEC_ENV`). */
+  as: ExecUser;
+  /** The process's whole environment (default `execEnv(as)`). */
   env?: string[];
   workingDir?: string;
 };
 
-/** Runs `cmd` in the container as the sandbox user and collects its (bounded) output. */
+/** Runs `cmd` in the container as `options.as` and collects its (bounded) output. */
 export async function execOnce(
   container: Docker.Container,
   cmd: string[],
-  options: ExecOptions = {},
+  options: ExecOptions,
 ): Promise<ExecResult> {
   const exec = await container.exec(execSpec(cmd, options, false));
   const stream = await exec.start({ hijack: true, stdin: false });
@@ -39,14 +65,14 @@ export async function execOnce(
 }
 
 /**
- * Starts `cmd` in the container as the sandbox user with stdin and stdout attached, for a byte pipe:
+ * Starts `cmd` in the container as `options.as` with stdin and stdout attached, for a byte pipe:
  * what is written to `input` reaches its stdin, its stdout arrives on `output`, its stderr on
  * `options.stderr` (dropped without one). `exitCode()` asks Docker once the output has ended.
  */
 export async function execPipe(
   container: Docker.Container,
   cmd: string[],
-  options: ExecOptions & { stderr?: Writable } = {},
+  options: ExecOptions & { stderr?: Writable },
 ): Promise<{ input: Duplex; output: PassThrough; exitCode(): Promise<number | null> }> {
   const exec = await container.exec(execSpec(cmd, options, true));
   const stream = await exec.start({ hijack: true, stdin: true });
@@ -62,8 +88,8 @@ export async function execPipe(
 function execSpec(cmd: string[], options: ExecOptions, stdin: boolean): Docker.ExecCreateOptions {
   return {
     Cmd: cmd,
-    User: SANDBOX_USER,
-    Env: options.env ?? EXEC_ENV,
+    User: options.as.user,
+    Env: options.env ?? execEnv(options.as),
     ...(options.workingDir !== undefined && { WorkingDir: options.workingDir }),
     AttachStdin: stdin,
     AttachStdout: true,

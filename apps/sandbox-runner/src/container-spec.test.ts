@@ -37,7 +37,13 @@ describe("containerSpec", () => {
       ],
     });
     expect(spec.NetworkDisabled).toBe(true);
-    expect(Object.keys(spec.HostConfig?.Tmpfs ?? {})).toEqual(["/tmp", "/home/sandbox"]);
+    expect(Object.keys(spec.HostConfig?.Tmpfs ?? {})).toEqual([
+      "/tmp",
+      "/home/sandbox",
+      "/home/wl-mcp",
+      "/home/wl-browser",
+      "/run/wl-browser",
+    ]);
     expect(spec.HostConfig?.Mounts).toEqual([
       { Type: "bind", Source: "/state/workspaces/wl-ws-1", Target: "/workspace", ReadOnly: false },
       {

@@ -6,6 +6,18 @@ export const WORKSPACE = "/workspace";
 export const SUBSTRATE_MOUNT = "/workspace/agent";
 export const SANDBOX_HOME = "/home/sandbox";
 /**
+ * MCP stdio servers run as their own uid, with a HOME only they can read (container-exec.ts): the
+ * vault's values in their environment stay out of the sandbox user's reach. Numeric ids need no
+ * account in the image, so any image works; an image should leave 1001 and 1002 unused.
+ */
+export const MCP_SERVER_UID = 1001;
+export const MCP_SERVER_HOME = "/home/wl-mcp";
+/** Chromium runs as its own uid too, its profile in a HOME only it can read and write. */
+export const BROWSER_UID = 1002;
+export const BROWSER_HOME = "/home/wl-browser";
+/** Root-owned: where the browser's launcher records its process and DevTools endpoint. */
+export const BROWSER_RECORD_DIR = "/run/wl-browser";
+/**
  * The container starts as root, but only the agent is root, and barely: it keeps CAP_SETUID and
  * CAP_SETGID (to start commands as 1000) and works as uid 1000 otherwise (agent/sandbox-user.ts).
  * Commands run as 1000 with no capabilities, and cannot signal the agent or reach its stdio.
@@ -80,6 +92,9 @@ export function containerSpec(plan: ContainerPlan): Docker.ContainerCreateOption
       Tmpfs: {
         "/tmp": `rw,nosuid,nodev,size=${tmpfsMb(env.memory_mb)}m`,
         [SANDBOX_HOME]: "rw,nosuid,nodev,size=64m,uid=1000,gid=1000,mode=0700",
+        [MCP_SERVER_HOME]: `rw,nosuid,nodev,size=64m,uid=${MCP_SERVER_UID},gid=${MCP_SERVER_UID},mode=0700`,
+        [BROWSER_HOME]: `rw,nosuid,nodev,size=${tmpfsMb(env.memory_mb)}m,uid=${BROWSER_UID},gid=${BROWSER_UID},mode=0700`,
+        [BROWSER_RECORD_DIR]: "rw,nosuid,nodev,noexec,size=1m,uid=0,gid=0,mode=0755",
       },
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],

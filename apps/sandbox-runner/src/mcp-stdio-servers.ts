@@ -8,7 +8,7 @@ import {
   WakeloopError,
 } from "@wakeloop/contracts";
 import type Docker from "dockerode";
-import { EXEC_ENV, execOnce, execPipe } from "./container-exec";
+import { EXEC_PATH, execEnv, execOnce, execPipe, MCP_SERVER_USER } from "./container-exec";
 import { KeyedMutex } from "./keyed-mutex";
 import type { RunnerLog } from "./runner-log";
 import type { HeldSandbox } from "./sandbox-registry";
@@ -48,7 +48,8 @@ type ServerProcess = {
 
 /**
  * The MCP stdio servers of this runner's sandboxes (docs/mcp.md): one process per session and server,
- * started in the session's container as the sandbox user on the first `open`, reused by every later
+ * started in the session's container as their own uid (MCP_SERVER_USER: the sandbox user's commands
+ * cannot read their environment, which holds the vault's values) on the first `open`, reused by every later
  * attachment (each wake's MCP client attaches, initializes and detaches), started again when it died.
  * Each line the process writes to stdout goes, as a `SandboxMcpFrame`, to the attachment's subject;
  * what the worker sends is written to its stdin. Every client numbers its requests from 0, so the
@@ -174,20 +175,21 @@ export class McpStdioServers {
     launch: string,
   ): Promise<ServerProcess> {
     const container = this.docker.getContainer(containerId);
-    const env = [...EXEC_ENV, ...Object.entries(request.env).map(([name, value]) => `${name}=${value}`)];
+    const env = [
+      ...execEnv(MCP_SERVER_USER),
+      ...Object.entries(request.env).map(([name, value]) => `${name}=${value}`),
+    ];
     // A missing command would start and exit at once with the runtime's message on the exec stream;
     // asked first, the operator reads which command the image lacks.
     const found = await execOnce(
       container,
       ["sh", "-c", 'command -v -- "$1" >/dev/null', "sh", request.command],
-      {
-        workingDir: WORKING_DIR,
-      },
+      { as: MCP_SERVER_USER, workingDir: WORKING_DIR },
     );
     if (found.exitCode !== 0) {
       throw new WakeloopError(
         "mcp_command_not_found",
-        `the command "${request.command}" is not in the sandbox (not on PATH ${pathOf(EXEC_ENV)} and no ` +
+        `the command "${request.command}" is not in the sandbox (not on PATH ${EXEC_PATH} and no ` +
           `executable file at that path under ${WORKING_DIR}); add it to the environment's image`,
       );
     }
@@ -210,6 +212,7 @@ export class McpStdioServers {
       },
     });
     const pipe = await execPipe(container, [request.command, ...request.args], {
+      as: MCP_SERVER_USER,
       env,
       workingDir: WORKING_DIR,
       stderr,
@@ -377,10 +380,6 @@ function isRequestId(id: unknown): id is string | number {
 function cancelledId(message: McpJsonRpcMessage): string | number | undefined {
   const params = message.params as { requestId?: unknown } | undefined;
   return isRequestId(params?.requestId) ? params.requestId : undefined;
-}
-
-function pathOf(env: readonly string[]): string {
-  return env.find((entry) => entry.startsWith("PATH="))?.slice(5) ?? "";
 }
 
 /** Why the server is gone, with its stderr's tail (vault values blanked: they must reach no event). */

@@ -14,7 +14,7 @@ import { RunnerFixture, testEnvironment } from "./testing/docker-fixture";
 
 // MCP stdio servers in a real hardened container, driven the way the harness worker drives them: the
 // SDK's Client over `SandboxMcpTransport`, through the runner's service on a real NATS. The server is
-// a real one written with the SDK (packages/testing), run by the image's node as the sandbox user.
+// a real one written with the SDK (packages/testing), run by the image's node as its own uid (1001).
 
 const TENANT = "tnt_mcp_stdio";
 const TOKEN = `tok_${randomBytes(8).toString("hex")}`;
@@ -68,7 +68,7 @@ function textOf(result: Awaited<ReturnType<Client["callTool"]>>): string {
 }
 
 describe("MCP stdio servers in the sandbox", () => {
-  it("runs the server as the sandbox user in /workspace: tools, calls, error results, the vault's env", async () => {
+  it("runs the server as its own uid (1001) in /workspace: tools, calls, error results, the vault's env", async () => {
     const client = await connected();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
@@ -85,7 +85,7 @@ describe("MCP stdio servers in the sandbox", () => {
     const failed = await client.callTool({ name: "fail", arguments: {} });
     expect(failed.isError).toBe(true);
     expect(textOf(failed)).toBe("the stdio fixture failed on purpose");
-    expect(await stats(client)).toMatchObject({ uid: 1000, cwd: "/workspace" });
+    expect(await stats(client)).toMatchObject({ uid: 1001, cwd: "/workspace" });
     // The value reached the process's environment; only its digest comes back.
     expect(textOf(await client.callTool({ name: "token_digest", arguments: {} }))).toBe(
       createHash("sha256").update(TOKEN).digest("hex"),

@@ -141,7 +141,7 @@ const EnvName = z
   .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "environment variable names are shell names");
 
 /**
- * An MCP server over stdio, run inside the session's sandbox as the sandbox user: `command` (found on
+ * An MCP server over stdio, run inside the session's sandbox as its own uid (1001): `command` (found on
  * the image's PATH, or a path) with `args`, its stdin/stdout carrying newline-delimited JSON-RPC.
  * Environment values come only from the vault, like HTTP headers.
  */

@@ -61,7 +61,8 @@ export async function installStdioMcpServer(docker: Docker, containerId: string)
 export async function killStdioMcpServers(docker: Docker, containerId: string): Promise<void> {
   const exec = await docker.getContainer(containerId).exec({
     Cmd: ["pkill", "-KILL", "-f", STDIO_MCP_SERVER_PATH],
-    User: "1000:1000",
+    // The servers run as their own uid (1001): only that uid may signal them.
+    User: "1001:1001",
     AttachStdout: true,
     AttachStderr: true,
   });

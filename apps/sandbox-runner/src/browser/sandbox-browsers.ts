@@ -5,10 +5,11 @@ import { join } from "node:path";
 import { WakeloopError } from "@wakeloop/contracts";
 import type Docker from "dockerode";
 import { type Browser, type CDPSession, chromium, type Page } from "playwright-core";
-import { execPipe } from "../container-exec";
+import { BROWSER_USER, execPipe } from "../container-exec";
 import { sessionKey } from "../labels";
 import type { RunnerLog } from "../runner-log";
 import { type ChromiumEndpoint, startChromium, stopChromium } from "./chromium-process";
+import { devtoolsGuard, withoutCompressionOffer } from "./devtools-guard";
 
 /** The viewport every page gets, and so the size of a viewport screenshot. */
 export const VIEWPORT = { width: 1280, height: 720 } as const;
@@ -49,7 +50,8 @@ type Held = {
  * (mode 0700), and every connection to it is piped by `docker exec` into the container to Chromium's
  * DevTools port on the container's own loopback. No port is published and no network is needed: a
  * sandbox without network still browses its own loopback, and one with its fenced network reaches
- * only what the fence lets through, because every page request is made by Chromium inside.
+ * only what the fence lets through, because every page request is made by Chromium inside. What
+ * comes back is bounded (devtools-guard.ts) before Playwright parses it.
  */
 export class SandboxBrowsers {
   private readonly held = new Map<string, Promise<Held>>();
@@ -157,16 +159,23 @@ export class SandboxBrowsers {
   ): Promise<net.Server> {
     rmSync(socketPath, { force: true });
     const server = net.createServer((socket) => {
-      execPipe(container, ["node", "-e", RELAY, String(endpoint.port)]).then(
+      execPipe(container, ["node", "-e", RELAY, String(endpoint.port)], { as: BROWSER_USER }).then(
         ({ input, output }) => {
-          socket.pipe(input);
-          output.pipe(socket);
+          const guard = devtoolsGuard();
+          const request = withoutCompressionOffer();
+          socket.pipe(request).pipe(input);
+          output.pipe(guard).pipe(socket);
           const end = () => {
             socket.destroy();
             input.destroy();
           };
           output.on("end", end);
           output.on("error", end);
+          request.on("error", end);
+          guard.on("error", (error) => {
+            this.log.warn({ err: error, containerId: container.id }, "browser connection cut at a bound");
+            end();
+          });
           input.on("error", end);
           socket.on("error", end);
           socket.on("close", end);

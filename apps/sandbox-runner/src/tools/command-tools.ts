@@ -6,7 +6,7 @@ import {
   type ShellRunInput,
   sandboxCodeArgv,
 } from "@wakeloop/contracts";
-import { parseInspectionCommand } from "./inspection-command";
+import { INSPECTION_PATH, parseInspectionCommand } from "./inspection-command";
 import {
   BACKGROUND_OUTPUT_CHARS,
   describeEnding,
@@ -55,6 +55,7 @@ export async function bashTool(ctx: ToolContext, input: BashInput): Promise<Tool
     argv: parsed.argv,
     command: input.command,
     cwd: input.cwd,
+    env: { PATH: INSPECTION_PATH },
     timeoutMs,
     recordAs: "bash",
     maxChars: FINISHED_OUTPUT_CHARS,

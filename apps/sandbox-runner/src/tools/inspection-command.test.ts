@@ -39,6 +39,14 @@ describe("parseInspectionCommand", () => {
       "rg --pre=sh x",
       "sort -o out in",
       "sort --output=x in",
+      // Issue #30: GNU getopt's abbreviations and clusters reach the same options.
+      "sort -S 1k --compress-prog=sh FILE",
+      "sort -uo FILE",
+      "sort --outp=x FILE",
+      "sort -T /workspace FILE",
+      "rg -z x",
+      "tail -f FILE",
+      "uniq FILE OUT",
     ]) {
       expect(parseInspectionCommand(command), command).toMatchObject({
         ok: false,

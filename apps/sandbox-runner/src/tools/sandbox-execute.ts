@@ -6,7 +6,7 @@ import {
   WriteInput,
 } from "@wakeloop/contracts";
 import { z } from "zod";
-import { INSPECTION_PROGRAMS } from "./inspection-command";
+import { INSPECTION_PROGRAMS } from "./inspection-options";
 import {
   BACKGROUND_OUTPUT_CHARS,
   FINISHED_OUTPUT_CHARS,

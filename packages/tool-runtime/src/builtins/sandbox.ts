@@ -88,6 +88,7 @@ const traits: Record<HandToolName, Traits> = {
       "Run one read-only inspection command WITHOUT a shell (no pipes, redirects, $(), $VAR or globs) and " +
       "with a fixed environment: ls, cat, head, " +
       "tail, wc, rg, grep, find, stat, pwd, echo, du, sort, uniq, diff, cut, basename, dirname, realpath. " +
+      "Only their read-only options are accepted, long options spelled in full (--line-number, not --line). " +
       "Use shell_run to change things.",
     group: "runtime",
     effects: ["read", "execute"],
