@@ -20,6 +20,7 @@ export type {
   ModelToolCallPart,
   ModelToolResult,
   ModelToolSpec,
+  PromptCache,
 } from "./model-client";
 export {
   checkModelEndpoint,
