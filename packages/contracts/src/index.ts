@@ -3,6 +3,7 @@ export * from "./api";
 export * from "./backoff";
 export * from "./bus";
 export * from "./content";
+export * from "./cost";
 export * from "./errors";
 export * from "./events";
 export * from "./gateway-api";
