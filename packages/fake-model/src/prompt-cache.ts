@@ -55,27 +55,24 @@ function withoutCacheControl(block: unknown): unknown {
  * identity: the breakpoint moves from request to request while the blocks stay the same.
  */
 function boundariesOf(body: Json): Boundary[] {
-  const blocks: Array<{ text: string; control: unknown }> = [];
-  for (const tool of (body.tools as unknown[] | undefined) ?? []) {
-    blocks.push({ text: `tool:${JSON.stringify(withoutCacheControl(tool))}`, control: tool });
-  }
+  // `marker` enters the hash only (a block's place: tool, system or a message's role); `text` is what
+  // the block counts for, so the prefixes never count more than the prompt's own estimate.
+  const blocks: Array<{ marker: string; text: string; control: unknown }> = [];
+  const add = (marker: string, block: unknown) =>
+    blocks.push({ marker, text: JSON.stringify(withoutCacheControl(block)), control: block });
+  for (const tool of (body.tools as unknown[] | undefined) ?? []) add("tool", tool);
   const system = body.system as string | unknown[] | undefined;
-  if (typeof system === "string") blocks.push({ text: `system:${system}`, control: null });
-  else
-    for (const block of system ?? [])
-      blocks.push({ text: `system:${JSON.stringify(withoutCacheControl(block))}`, control: block });
+  if (typeof system === "string") add("system", system);
+  else for (const block of system ?? []) add("system", block);
   for (const message of (body.messages as Json[] | undefined) ?? []) {
     const content = message.content as string | unknown[];
     const pieces = typeof content === "string" ? [content] : content;
-    pieces.forEach((block, index) => {
-      const role = index === 0 ? `${String(message.role)}:` : "";
-      blocks.push({ text: `${role}${JSON.stringify(withoutCacheControl(block))}`, control: block });
-    });
+    pieces.forEach((block, index) => add(index === 0 ? String(message.role) : "", block));
   }
   const hash = createHash("sha256").update(String(body.model));
   let chars = 0;
-  return blocks.map(({ text, control }) => {
-    hash.update(text);
+  return blocks.map(({ marker, text, control }) => {
+    hash.update(`${marker}\n${text}\n`);
     chars += text.length;
     return { key: hash.copy().digest("hex"), tokens: estimateTokens(chars), breakpoint: ttlOf(control) };
   });

@@ -1,4 +1,4 @@
-import type { CacheUsage } from "./prompt-cache";
+import { type CacheUsage, NO_CACHE_USAGE } from "./prompt-cache";
 import type { FakeRequestView } from "./request-view";
 import type { ResolvedTurn, ScriptUsage } from "./script";
 
@@ -86,7 +86,8 @@ export function planReply(
     toolCalls,
     stopReason,
     usage,
-    cache: cacheOf(usage.input_tokens),
+    // A scripted usage is the whole report: the prompt cache neither serves nor takes any of it.
+    cache: turn.usage === undefined ? cacheOf(usage.input_tokens) : NO_CACHE_USAGE,
     chunkDelayMs: turn.chunkDelayMs ?? 0,
   };
 }
