@@ -58,8 +58,9 @@ function boundariesOf(body: Json): Boundary[] {
   // `marker` enters the hash only (a block's place: tool, system or a message's role); `text` is what
   // the block counts for, so the prefixes never count more than the prompt's own estimate.
   const blocks: Array<{ marker: string; text: string; control: unknown }> = [];
-  const add = (marker: string, block: unknown) =>
+  const add = (marker: string, block: unknown) => {
     blocks.push({ marker, text: JSON.stringify(withoutCacheControl(block)), control: block });
+  };
   for (const tool of (body.tools as unknown[] | undefined) ?? []) add("tool", tool);
   const system = body.system as string | unknown[] | undefined;
   if (typeof system === "string") add("system", system);
