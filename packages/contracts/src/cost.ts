@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { TokenUsage } from "./usage";
 
 /**
  * What one model's tokens cost, in US dollars per million tokens, as the provider's price list says.
@@ -31,29 +30,3 @@ export const UsageCost = z.object({
   session_micro_usd: MicroUsd.nullable(),
 });
 export type UsageCost = z.infer<typeof UsageCost>;
-
-const MICRO = 1_000_000n;
-
-/** A price per million tokens as millionths of a dollar per million tokens; prices carry at most 6 decimals. */
-function microPerMillion(usdPerMillion: number): bigint {
-  return BigInt(Math.round(usdPerMillion * 1_000_000));
-}
-
-/**
- * What `usage` costs at `price`, in micro-USD rounded to the nearest (half up); null without a price.
- * Products are taken in bigint so a large usage times a price never loses precision.
- */
-export function costOf(usage: TokenUsage, price: ModelPrice | undefined): number | null {
-  if (price === undefined) return null;
-  const total =
-    BigInt(usage.input_tokens) * microPerMillion(price.input) +
-    BigInt(usage.output_tokens) * microPerMillion(price.output) +
-    BigInt(usage.cache_read_input_tokens) * microPerMillion(price.cache_read) +
-    BigInt(usage.cache_creation_input_tokens) * microPerMillion(price.cache_write);
-  return Number((total + MICRO / 2n) / MICRO);
-}
-
-/** Two costs added; unknown (null) stays unknown, so a total never passes off part of a cost as all of it. */
-export function addCost(total: number | null, more: number | null): number | null {
-  return total === null || more === null ? null : total + more;
-}

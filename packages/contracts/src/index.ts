@@ -11,6 +11,7 @@ export * from "./ids";
 export * from "./json-schema";
 export * from "./mcp";
 export * from "./memory";
+export * from "./money";
 export * from "./provider-credentials";
 export * from "./resources";
 export * from "./sandbox";

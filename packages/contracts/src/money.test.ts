@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { addCost, costOf, PriceTable } from "./cost";
+import { PriceTable } from "./cost";
+import { addCost, costOf, microUsdText } from "./money";
 
 const sonnet = { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 };
 
@@ -45,5 +46,16 @@ describe("costOf", () => {
     expect(PriceTable.safeParse({ m: { input: 1, output: 1, cache_read: 0.1 } }).success).toBe(false);
     expect(PriceTable.safeParse({ m: { ...sonnet, input: -1 } }).success).toBe(false);
     expect(PriceTable.parse({ m: sonnet })).toEqual({ m: sonnet });
+  });
+});
+
+describe("microUsdText", () => {
+  it("shows dollars exactly, with at least cents, and unknown for null", () => {
+    expect(microUsdText(16_500)).toBe("$0.0165");
+    expect(microUsdText(5_000_000)).toBe("$5.00");
+    expect(microUsdText(1)).toBe("$0.000001");
+    expect(microUsdText(1_230_000)).toBe("$1.23");
+    expect(microUsdText(0)).toBe("$0.00");
+    expect(microUsdText(null)).toBe("unknown");
   });
 });
