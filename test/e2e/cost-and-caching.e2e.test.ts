@@ -37,9 +37,15 @@ const requestUsages = (events: SessionEvent[]) =>
 const usageEvents = (events: SessionEvent[]) =>
   events.filter((event): event is Usage => event.type === "session.usage");
 
+/** The fake model as an `openai` agent's model: OpenAI's API at the fake's address. */
+const openaiModel = () => ({ provider: "openai", id: "fake-gpt", base_url: `${platform.fake.url}/v1` });
+
 /** A session of a new agent on `provider` whose first wake makes two requests (a tool call, then text). */
-async function twoWakes(provider: "anthropic" | "openai_compatible", modelId?: string) {
-  const model = { ...platform.fakeModel(provider), ...(modelId && { id: modelId }) };
+async function twoWakes(provider: "anthropic" | "openai" | "openai_compatible", modelId?: string) {
+  const model = {
+    ...(provider === "openai" ? openaiModel() : platform.fakeModel(provider)),
+    ...(modelId && { id: modelId }),
+  };
   const agent = await platform.create("/v1/agents", { name: `cache ${provider}`, model, system: SYSTEM });
   const id = await platform.create("/v1/sessions", { agent });
   platform.fake.enqueue({ toolCalls: [{ name: "list_state_keys", input: {} }] }, { text: "No keys yet." });
@@ -89,6 +95,15 @@ describe("prompt caching and cost", () => {
       (step2?.cache_read_input_tokens ?? 0) + (wake2?.cache_read_input_tokens ?? 0),
     );
 
+    // The worker's metrics count the cache's tokens and the cost (this is the file's first fake-claude session).
+    const scrape = await platform.metrics("worker-1");
+    const model = { gen_ai_request_model: "fake-claude" };
+    const cacheTokens = (type: string) =>
+      scrape.value("wakeloop_model_cache_tokens_total", { ...model, gen_ai_token_type: type });
+    expect(cacheTokens("cache_read")).toBe(session.body.usage.cache_read_input_tokens);
+    expect(cacheTokens("cache_creation")).toBe(session.body.usage.cache_creation_input_tokens);
+    expect(scrape.value("wakeloop_model_cost_micro_usd_total", model)).toBe(total);
+
     // The chat spans carry the cache's share of the input, per the GenAI semantic conventions.
     type Span = { name: string; attributes: Record<string, unknown>; children: Span[] };
     const chats = async () => {
@@ -112,7 +127,7 @@ describe("prompt caching and cost", () => {
   });
 
   it("OpenAI: requests carry the session's prompt_cache_key and later ones report cached tokens", async () => {
-    const { id, first, second } = await twoWakes("openai_compatible");
+    const { id, first, second } = await twoWakes("openai");
     const keys = platform.fake.requests
       .filter((request) => request.protocol === "openai")
       .slice(-3)
@@ -128,6 +143,16 @@ describe("prompt caching and cost", () => {
     const afterFirst = expectCostsOf([step1, step2] as TokenUsage[], usageEvents(first), price);
     const total = expectCostsOf([wake2] as TokenUsage[], usageEvents(second), price, afterFirst);
     expect((await platform.request("GET", `/v1/sessions/${id}`)).body.cost_micro_usd).toBe(total);
+  });
+
+  it("sends no prompt_cache_key to an OpenAI-compatible server, which caches prefixes on its own", async () => {
+    const before = platform.fake.requests.length;
+    const { first } = await twoWakes("openai_compatible");
+    const bodies = platform.fake.requests.slice(before).filter((request) => request.protocol === "openai");
+    expect(bodies).toHaveLength(3);
+    for (const request of bodies) expect(request.body).not.toHaveProperty("prompt_cache_key");
+    // The fake keeps keyless requests together, as a server with prefix caching would.
+    expect(requestUsages(first)[1]?.cache_read_input_tokens).toBeGreaterThanOrEqual(1_024);
   });
 
   it("reports the cost of a model without a price as unknown, not as free", async () => {
