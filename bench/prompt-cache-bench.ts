@@ -21,6 +21,12 @@ export interface PromptCacheRun {
   /** The lowest prefix share over the session's requests after the first. */
   minPrefixShare: number;
   meanPrefixShare: number;
+  /**
+   * The same for the bodies in the member order the worker wrote before prompt caching (model,
+   * max_tokens, system, stream, messages, tools): the tools after the history, so a request shares
+   * with the previous one only what precedes its new turns' place in the messages.
+   */
+  minPrefixShareOldOrder: number;
   cacheReadShare: number;
   billedInputTokens: number;
   usage: TokenUsage;
@@ -39,6 +45,11 @@ function commonPrefixBytes(a: Buffer, b: Buffer): number {
   let at = 0;
   while (at < length && a[at] === b[at]) at++;
   return at;
+}
+
+/** Of each body after the first, the share of its bytes equal to a prefix of the body before it. */
+function prefixShares(bodies: Buffer[]): number[] {
+  return bodies.slice(1).map((body, index) => commonPrefixBytes(body, bodies[index] as Buffer) / body.length);
 }
 
 async function toolSession(cache: "off" | "5m", run: RunMode | undefined): Promise<PromptCacheRun> {
@@ -60,13 +71,14 @@ async function toolSession(cache: "off" | "5m", run: RunMode | undefined): Promi
     const events = await platform.turn(id, [
       { type: "user.message", content: [{ type: "text", text: "Record each item of the list." }] },
     ]);
-    const bodies = platform.fake.requests
+    const sent = platform.fake.requests
       .slice(first)
       .filter((request) => request.protocol === "anthropic")
-      .map((request) => Buffer.from(JSON.stringify(request.body)));
-    const shares = bodies
-      .slice(1)
-      .map((body, index) => commonPrefixBytes(body, bodies[index] as Buffer) / body.length);
+      .map((request) => request.body as Record<string, unknown>);
+    const bodies = sent.map((body) => Buffer.from(JSON.stringify(body)));
+    const oldOrder = sent.map(({ model, max_tokens, system, stream, messages, tools }) =>
+      Buffer.from(JSON.stringify({ model, max_tokens, system, stream, messages, tools })),
+    );
     const usages = events.flatMap((event: SessionEvent) =>
       event.type === "span.model_request_end" ? [event.model_usage] : [],
     );
@@ -78,10 +90,12 @@ async function toolSession(cache: "off" | "5m", run: RunMode | undefined): Promi
       cache_creation_input_tokens: sum("cache_creation_input_tokens"),
     };
     const allInput = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+    const shares = prefixShares(bodies);
     return {
       requests: bodies.length,
       minPrefixShare: Math.min(...shares),
       meanPrefixShare: shares.reduce((total, share) => total + share, 0) / shares.length,
+      minPrefixShareOldOrder: Math.min(...prefixShares(oldOrder)),
       cacheReadShare: usage.cache_read_input_tokens / allInput,
       billedInputTokens: Math.round(
         usage.input_tokens + 1.25 * usage.cache_creation_input_tokens + 0.1 * usage.cache_read_input_tokens,

@@ -304,8 +304,8 @@ if (only.has("promptcache")) {
   const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
   const session = `${cache.steps}-step tool session, before (caching off) → after`;
   value(
-    `prompt cache: request bytes equal to a prefix of the previous request, worst, ${session}`,
-    `${percent(before.minPrefixShare)} → ${percent(after.minPrefixShare)}`,
+    `prompt cache: request bytes equal to a prefix of the previous request, worst, ${session} (before: the old member order)`,
+    `${percent(before.minPrefixShareOldOrder)} → ${percent(after.minPrefixShare)}`,
     "≥ 95 %",
     after.minPrefixShare >= 0.95,
   );
