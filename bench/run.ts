@@ -302,9 +302,9 @@ if (only.has("promptcache")) {
   results.promptCache = cache;
   const { before, after } = cache;
   const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
-  const session = `${cache.steps}-step tool session, before (caching off) → after`;
+  const session = `${cache.steps}-step tool session, caching off → on`;
   value(
-    `prompt cache: request bytes equal to a prefix of the previous request, worst, ${session} (before: the old member order)`,
+    `prompt cache: worst request's bytes equal to a prefix of the previous one, ${session} (off: the old member order)`,
     `${percent(before.minPrefixShareOldOrder)} → ${percent(after.minPrefixShare)}`,
     "≥ 95 %",
     after.minPrefixShare >= 0.95,
