@@ -68,7 +68,9 @@ function boundariesOf(body: Json): Boundary[] {
   for (const message of (body.messages as Json[] | undefined) ?? []) {
     const content = message.content as string | unknown[];
     const pieces = typeof content === "string" ? [content] : content;
-    pieces.forEach((block, index) => add(index === 0 ? String(message.role) : "", block));
+    pieces.forEach((block, index) => {
+      add(index === 0 ? String(message.role) : "", block);
+    });
   }
   const hash = createHash("sha256").update(String(body.model));
   let chars = 0;
