@@ -10,6 +10,7 @@ import { runOutcomeBench } from "../packages/db/bench/outcome-bench";
 import { runConcurrencyBench } from "./concurrency-bench";
 import { runMachineFloor } from "./machine-floor";
 import { runModelHttpBench } from "./model-http-bench";
+import { runPromptCacheBench } from "./prompt-cache-bench";
 import { runRequestBuildBench } from "./request-build-bench";
 import { runScheduleBench } from "./schedule-bench";
 import { runSessionBench } from "./session-bench";
@@ -17,7 +18,7 @@ import { runStreamingBench } from "./streaming-bench";
 import { runSubSessionBench } from "./sub-session-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp]; `--only console`
+// npm run bench [-- --quick] [-- --only session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,promptcache]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `browser` (the browser tools in the sandbox image with Chromium, browser-bench.ts) needs that image.
 // `session` is the platform end to end, after the machine's floor (machine-floor.ts: a Postgres
@@ -29,6 +30,8 @@ import { runWebBench } from "./web-bench";
 // model request, client and fake model apart (model-http-bench.ts). `streaming` times a token from the
 // fake model to an SSE client, live (deltas) and as before (with the stored agent.message), in one run
 // (streaming-bench.ts; `--provider` applies).
+// `promptcache` counts issue #29's prompt-caching figures for a 20-step tool session, caching off
+// (before) and on (after) in one run (prompt-cache-bench.ts).
 // The services run compiled, as in production: `npm run bench` builds them first (`npm run build`).
 // Writes bench/results/<timestamp>.json and latest.json, and prints a table. Medians and tails
 // come from one run on one machine: compare ratios within a run, not absolute numbers across runs.
@@ -46,7 +49,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp",
+        "session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,promptcache",
     },
   },
 });
@@ -309,6 +312,32 @@ if (only.has("modelhttp")) {
   const label = `${modelHttp.turns}-turn history, per request`;
   latency(`model request CPU, client, ${label} (µs)`, modelHttp.clientCpuUs);
   latency(`model request CPU, fake model, ${label} (µs)`, modelHttp.fakeCpuUs);
+}
+
+if (only.has("promptcache")) {
+  const cache = await runPromptCacheBench({ run: "dist" });
+  results.promptCache = cache;
+  const { before, after } = cache;
+  const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
+  const session = `${cache.steps}-step tool session, caching off → on`;
+  value(
+    `prompt cache: worst request's bytes equal to a prefix of the previous one, ${session} (off: the old member order)`,
+    `${percent(before.minPrefixShareOldOrder)} → ${percent(after.minPrefixShare)}`,
+    "≥ 95 %",
+    after.minPrefixShare >= 0.95,
+  );
+  value(
+    `prompt cache: cache-read share of input tokens, ${session}`,
+    `${percent(before.cacheReadShare)} → ${percent(after.cacheReadShare)}`,
+    "≥ 80 %",
+    after.cacheReadShare >= 0.8,
+  );
+  value(
+    `prompt cache: billed-equivalent input tokens (input + 1.25 × write + 0.1 × read), ${session}`,
+    `${before.billedInputTokens} → ${after.billedInputTokens} (${cache.billedReduction.toFixed(1)}× lower)`,
+    "≥ 5× lower",
+    cache.billedReduction >= 5,
+  );
 }
 
 if (only.has("web")) {

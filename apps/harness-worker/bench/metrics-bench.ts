@@ -43,6 +43,12 @@ export async function runMetricsBench(options: { ops?: number; series?: number; 
   const series = options.series ?? 50;
   const scrapes = options.scrapes ?? 50;
   const telemetry = startTelemetry({ serviceName: "metrics-bench" });
+  const USAGE = {
+    input_tokens: 200,
+    output_tokens: 300,
+    cache_read_input_tokens: 1_000,
+    cache_creation_input_tokens: 0,
+  };
   try {
     const metrics = createWakeMetrics(telemetry.meter);
     const models = Array.from({ length: series }, (_, index) => `model-${index}`);
@@ -50,7 +56,7 @@ export async function runMetricsBench(options: { ops?: number; series?: number; 
     const modelRequestNs = nsPerOp(ops, (index) => {
       const model = models[index % series] ?? "";
       metrics.modelRequest("openai", model, 0.42);
-      metrics.tokens("openai", model, 1_200, 300);
+      metrics.tokens("openai", model, USAGE);
     });
 
     const toolCallNs = nsPerOp(ops, (index) =>

@@ -1,9 +1,10 @@
 import { hostname } from "node:os";
-
+import { PriceTable } from "@wakeloop/contracts";
 import {
   type Env,
   envCount,
   hostList,
+  jsonEnv,
   ProviderSettingsEnv,
   parseConfig,
   serviceEnv,
@@ -59,6 +60,15 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466
       "Ceiling of one retry delay (a provider's retry-after wins)",
     ),
     MODEL_TIMEOUT_MS: envCount(1_000, 600_000).describe("One model request may take this long"),
+    MODEL_PROMPT_CACHE: z
+      .enum(["off", "5m", "1h"])
+      .default("5m")
+      .describe(
+        "Prompt caching: Anthropic cache_control breakpoints with this lifetime and OpenAI's prompt_cache_key per session (off: ask for none)",
+      ),
+    MODEL_PRICES: jsonEnv(PriceTable).describe(
+      'Prices per model id in USD per million tokens, for costs and money budgets (JSON: {"<model>": {"input", "output", "cache_read", "cache_write"}}); a model not listed has an unknown cost',
+    ),
     ANTHROPIC_API_KEY: z.string().optional().describe("For agents whose model provider is anthropic"),
     OPENAI_API_KEY: z.string().optional().describe("For agents whose model provider is openai"),
     OPENAI_COMPATIBLE_API_KEY: z

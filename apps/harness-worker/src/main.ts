@@ -124,6 +124,8 @@ await runService({
           maxHits: config.MEMORY_RECALL_HITS,
           timeoutMs: config.MEMORY_CONTEXT_TIMEOUT_MS,
         },
+        promptCache: config.MODEL_PROMPT_CACHE === "off" ? null : config.MODEL_PROMPT_CACHE,
+        prices: config.MODEL_PRICES,
       },
     });
     return {

@@ -1,3 +1,4 @@
+import type { TokenUsage } from "@wakeloop/contracts";
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_OPERATION_NAME,
@@ -32,7 +33,10 @@ export interface WakeMetrics {
   wakeFinished(stopReason: string, seconds: number): void;
   /** One model request attempt; `errorType` is the ModelError code when it failed. */
   modelRequest(provider: string, model: string, seconds: number, errorType?: string): void;
-  tokens(provider: string, model: string, input: number, output: number): void;
+  /** One model request's usage; `input` counts every input token, cached or not (the GenAI conventions'). */
+  tokens(provider: string, model: string, usage: TokenUsage): void;
+  /** One model request's cost at the operator's prices; not called when its model has no price. */
+  cost(provider: string, model: string, microUsd: number): void;
   toolCall(tool: string, seconds: number, errorType?: ToolErrorType): void;
 }
 
@@ -62,6 +66,13 @@ export function createWakeMetrics(meter: Meter): WakeMetrics {
     unit: "{token}",
     description: "Tokens used by one model request, by token type",
     advice: { explicitBucketBoundaries: GEN_AI_TOKEN_BUCKETS },
+  });
+  const cacheTokens = meter.createCounter(MetricName.modelCacheTokens, {
+    unit: "{token}",
+    description: "Prompt-cache tokens of model requests, read or written, by token type",
+  });
+  const modelCost = meter.createCounter(MetricName.modelCost, {
+    description: "What model requests cost at the operator's prices, in micro-USD",
   });
   const toolDuration = meter.createHistogram(MetricName.toolDuration, {
     unit: "s",
@@ -108,15 +119,28 @@ export function createWakeMetrics(meter: Meter): WakeMetrics {
     modelRequest(provider, model, seconds, errorType = ABSENT) {
       operationDuration.record(seconds, modelAttributes(provider, model, errorType, ABSENT));
     },
-    tokens(provider, model, input, output) {
-      tokenUsage.record(input, modelAttributes(provider, model, ABSENT, "input"));
-      tokenUsage.record(output, modelAttributes(provider, model, ABSENT, "output"));
+    tokens(provider, model, usage) {
+      tokenUsage.record(totalInputTokens(usage), modelAttributes(provider, model, ABSENT, "input"));
+      tokenUsage.record(usage.output_tokens, modelAttributes(provider, model, ABSENT, "output"));
+      cacheTokens.add(usage.cache_read_input_tokens, modelAttributes(provider, model, ABSENT, "cache_read"));
+      cacheTokens.add(
+        usage.cache_creation_input_tokens,
+        modelAttributes(provider, model, ABSENT, "cache_creation"),
+      );
+    },
+    cost(provider, model, microUsd) {
+      modelCost.add(microUsd, modelAttributes(provider, model, ABSENT, ABSENT));
     },
     toolCall(tool, seconds, errorType) {
       toolDuration.record(seconds, toolAttributes(tool, errorType ?? ABSENT));
       if (errorType !== undefined) toolErrors.add(1, toolAttributes(tool, errorType));
     },
   };
+}
+
+/** Input tokens of a request however the provider's cache served them, as the GenAI conventions count input. */
+export function totalInputTokens(usage: TokenUsage): number {
+  return usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
 }
 
 /** Seconds since `start`, a `performance.now()` reading. */

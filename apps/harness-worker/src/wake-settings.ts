@@ -1,3 +1,4 @@
+import type { PriceTable } from "@wakeloop/contracts";
 import type { AgentSqlLimits } from "@wakeloop/db";
 import type { Intelligence, PlatformToolSettings } from "@wakeloop/tool-runtime";
 import type { RetryPolicy } from "./model/call-model";
@@ -19,4 +20,8 @@ export interface WakeSettings extends PlatformToolSettings {
   llmModels: Partial<Record<Intelligence, string>>;
   /** Memory recalled into the system context at wake start. */
   recall: RecallSettings;
+  /** The lifetime prompt-cache entries are asked for; null asks for no caching. */
+  promptCache: "5m" | "1h" | null;
+  /** Prices by model id, for each request's cost; a model not listed has an unknown cost. */
+  prices: PriceTable;
 }

@@ -63,6 +63,37 @@ describe("describeEvent", () => {
     );
   });
 
+  it("shows usage with the prompt cache's share and the wake's and session's cost", () => {
+    const usage = {
+      input_tokens: 120,
+      output_tokens: 40,
+      cache_read_input_tokens: 14_000,
+      cache_creation_input_tokens: 300,
+    };
+    const budget = { max_total_tokens: null };
+    expect(
+      describeEvent(
+        event({
+          type: "session.usage",
+          usage,
+          budget,
+          cost: { step_micro_usd: 6_185, wake_micro_usd: 16_500, session_micro_usd: null },
+        }),
+      ),
+    ).toBe(
+      "usage: 120 in (+14000 cache read, 300 cache write), 40 out; cost $0.0165 this wake, unknown in all",
+    );
+    expect(
+      describeEvent(
+        event({
+          type: "session.usage",
+          usage: { ...usage, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+          budget,
+        }),
+      ),
+    ).toBe("usage: 120 in, 40 out");
+  });
+
   it("prefixes tail lines with seq and type", () => {
     expect(tailLine(event({ type: "session.status_running" }))).toBe("[7] session.status_running  running");
   });

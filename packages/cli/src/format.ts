@@ -1,4 +1,11 @@
-import type { Agent, Content, PendingAction, Session, SessionEvent } from "@wakeloop/contracts";
+import {
+  type Agent,
+  type Content,
+  microUsdText,
+  type PendingAction,
+  type Session,
+  type SessionEvent,
+} from "@wakeloop/contracts";
 
 /** Longest tool input or result shown inline; the full value is in `--json` output and the API. */
 const INLINE_LIMIT = 200;
@@ -41,12 +48,13 @@ export function agentTable(agents: readonly Agent[]): string {
 
 export function sessionTable(sessions: readonly Session[]): string {
   return table(
-    ["ID", "STATUS", "STOP", "AGENT", "TITLE", "UPDATED"],
+    ["ID", "STATUS", "STOP", "AGENT", "COST", "TITLE", "UPDATED"],
     sessions.map((session) => [
       session.id,
       session.status,
       session.stop_reason?.type ?? session.termination_reason ?? "-",
       `${session.agent.id}@${session.agent.version}`,
+      microUsdText(session.cost_micro_usd),
       session.title ?? "-",
       session.updated_at,
     ]),
@@ -54,6 +62,21 @@ export function sessionTable(sessions: readonly Session[]): string {
 }
 
 const json = (value: unknown) => truncate(JSON.stringify(value));
+
+/** The session's tokens so far (with the prompt cache's share) and, when the event has them, its costs. */
+function usageLine(event: Extract<SessionEvent, { type: "session.usage" }>): string {
+  const { usage, cost } = event;
+  const cache = usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+  const cached =
+    cache === 0
+      ? ""
+      : ` (+${usage.cache_read_input_tokens} cache read, ${usage.cache_creation_input_tokens} cache write)`;
+  const costs =
+    cost === undefined
+      ? ""
+      : `; cost ${microUsdText(cost.wake_micro_usd)} this wake, ${microUsdText(cost.session_micro_usd)} in all`;
+  return `usage: ${usage.input_tokens} in${cached}, ${usage.output_tokens} out${costs}`;
+}
 
 /** One line saying what an event is, for people (tail, chat); `--json` prints the event itself. */
 export function describeEvent(event: SessionEvent): string {
@@ -98,7 +121,7 @@ export function describeEvent(event: SessionEvent): string {
     case "session.error":
       return `error ${event.error.type}: ${event.error.message}`;
     case "session.usage":
-      return `usage: ${event.usage.input_tokens} in, ${event.usage.output_tokens} out`;
+      return usageLine(event);
     case "session.updated":
       return `updated: ${json({ title: event.title, metadata: event.metadata, budget: event.budget })}`;
     case "session.child_created":

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MicroUsd } from "./cost";
 import { SessionEvent, StopReason, TerminationReason, UserEventInput } from "./events";
 import { Id, Metadata, Timestamp } from "./ids";
 import { McpServers } from "./mcp";
@@ -135,6 +136,8 @@ export const Session = z.object({
   title: z.string().nullable(),
   metadata: Metadata,
   usage: TokenUsage,
+  /** What the session's model requests cost so far in micro-USD, at the operator's prices; null when unknown. */
+  cost_micro_usd: MicroUsd.nullable().default(null),
   budget: Budget,
   /** Tokens given to sub-sessions (held for running ones, spent by finished ones); they count against `budget`. */
   delegated_tokens: z.number().int().nonnegative().default(0),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Content } from "./content";
+import { UsageCost } from "./cost";
 import { Id, Timestamp } from "./ids";
 import { McpServerListing } from "./mcp";
 import { UiBlocks, UiTitle } from "./ui-blocks";
@@ -167,6 +168,8 @@ export const SessionUsage = z.object({
   type: z.literal("session.usage"),
   usage: TokenUsage,
   budget: Budget,
+  /** At the worker's price table; absent on events written before costs were kept. */
+  cost: UsageCost.optional(),
 });
 export const SessionUpdated = z.object({
   type: z.literal("session.updated"),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MicroUsd } from "./cost";
 import { ExecEvaluation, SandboxStatusValue, StopReason, TerminationReason } from "./events";
 import { Id, Metadata } from "./ids";
 import { McpServerListing } from "./mcp";
@@ -36,6 +37,11 @@ export const SessionState = z.object({
   title: z.string().nullable(),
   metadata: Metadata,
   usage: TokenUsage,
+  /**
+   * What the session's model requests cost so far, in micro-USD (the last `session.usage` event's);
+   * null when it is unknown (a request's model had no price). Projections stored before it: null.
+   */
+  cost_micro_usd: MicroUsd.nullable().default(null),
   budget: Budget,
   last_seq: z.number().int().nonnegative(),
   /** `user.message` and `user.define_outcome` events (input for the model) not yet consumed by a wake. */

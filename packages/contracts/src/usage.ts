@@ -25,6 +25,14 @@ export function addUsage(total: TokenUsage, more: TokenUsage): TokenUsage {
   };
 }
 
-/** A token budget for a whole session; `null` means unlimited. */
-export const Budget = z.strictObject({ max_total_tokens: z.number().int().positive().nullable() });
+/**
+ * A budget for a whole session; `null` means unlimited. Reaching either limit stops the session with
+ * `budget_reached`. The money limit counts the session's own model requests at the operator's prices
+ * (`cost_micro_usd`); it cannot stop a session whose cost is unknown (a model with no price).
+ */
+export const Budget = z.strictObject({
+  max_total_tokens: z.number().int().positive().nullable(),
+  /** In millionths of a US dollar (5 000 000 is $5); absent on budgets set before money limits. */
+  max_cost_micro_usd: z.number().int().positive().nullable().optional(),
+});
 export type Budget = z.infer<typeof Budget>;

@@ -2,12 +2,18 @@ import type { PlannedToolCall, ReplyPlan, StreamFailure, StreamFrame } from "./r
 
 /** Anthropic Messages API wire shapes: what `POST /v1/messages` and `GET /v1/models` return. */
 
+/** As the API reports it: `input_tokens` is what neither the cache served nor took (the uncached rest). */
 function usageBody(plan: ReplyPlan) {
+  const { readTokens, creationTokens, creationTtl } = plan.cache;
   return {
-    input_tokens: plan.usage.input_tokens,
+    input_tokens: plan.usage.input_tokens - readTokens - creationTokens,
     output_tokens: plan.usage.output_tokens,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: creationTokens,
+    cache_read_input_tokens: readTokens,
+    cache_creation: {
+      ephemeral_5m_input_tokens: creationTtl === "5m" ? creationTokens : 0,
+      ephemeral_1h_input_tokens: creationTtl === "1h" ? creationTokens : 0,
+    },
   };
 }
 

@@ -6,6 +6,7 @@ export {
   echoScript,
 } from "./builtin-scripts";
 export { FAKE_EMBEDDING_DIMENSIONS, fakeEmbedding } from "./embeddings-protocol";
+export type { AnthropicCacheOptions } from "./prompt-cache";
 export { estimateTokens } from "./reply-plan";
 export type { FakeRequestView, FakeToolResult, WireProtocol } from "./request-view";
 export {

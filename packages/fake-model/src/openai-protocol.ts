@@ -4,12 +4,14 @@ import type { ReplyPlan, StreamFailure, StreamFrame } from "./reply-plan";
 
 const FINISH_REASON = { end_turn: "stop", tool_use: "tool_calls", max_tokens: "length" } as const;
 
+/** `prompt_tokens` counts the cached ones too; `prompt_tokens_details` says how many were. */
 function usageBody(plan: ReplyPlan) {
   const { input_tokens, output_tokens } = plan.usage;
   return {
     prompt_tokens: input_tokens,
     completion_tokens: output_tokens,
     total_tokens: input_tokens + output_tokens,
+    prompt_tokens_details: { cached_tokens: plan.cache.readTokens, audio_tokens: 0 },
   };
 }
 

@@ -1,3 +1,4 @@
+import { type CacheUsage, NO_CACHE_USAGE } from "./prompt-cache";
 import type { FakeRequestView } from "./request-view";
 import type { ResolvedTurn, ScriptUsage } from "./script";
 
@@ -16,7 +17,9 @@ export interface ReplyPlan {
   textChunks: string[];
   toolCalls: PlannedToolCall[];
   stopReason: "end_turn" | "max_tokens" | "tool_use";
+  /** `input_tokens` is the whole prompt's; `cache` says how much of it the provider's cache served or took. */
   usage: ScriptUsage;
+  cache: CacheUsage;
   chunkDelayMs: number;
 }
 
@@ -51,7 +54,13 @@ function thirds(text: string): string[] {
   return pieces.length > 0 ? pieces : [""];
 }
 
-export function planReply(turn: SuccessTurn, view: FakeRequestView, idPrefix: string): ReplyPlan {
+/** The plan of `turn`'s answer; `cacheOf` splits the prompt's tokens by what the prompt cache did. */
+export function planReply(
+  turn: SuccessTurn,
+  view: FakeRequestView,
+  idPrefix: string,
+  cacheOf: (inputTokens: number) => CacheUsage,
+): ReplyPlan {
   const text = turn.text ?? "";
   const textChunks = "chunks" in turn && turn.chunks !== undefined ? turn.chunks : wordChunks(text);
   const calls = "toolCalls" in turn ? turn.toolCalls : [];
@@ -68,14 +77,17 @@ export function planReply(turn: SuccessTurn, view: FakeRequestView, idPrefix: st
     textChunks.join("").length + toolCalls.reduce((n, call) => n + call.arguments.length, 0);
   const stopReason =
     toolCalls.length > 0 ? "tool_use" : "stopReason" in turn ? (turn.stopReason ?? "end_turn") : "end_turn";
+  const usage = turn.usage ?? {
+    input_tokens: estimateTokens(view.promptChars),
+    output_tokens: Math.max(1, estimateTokens(outputChars)),
+  };
   return {
     textChunks,
     toolCalls,
     stopReason,
-    usage: turn.usage ?? {
-      input_tokens: estimateTokens(view.promptChars),
-      output_tokens: Math.max(1, estimateTokens(outputChars)),
-    },
+    usage,
+    // A scripted usage is the whole report: the prompt cache neither serves nor takes any of it.
+    cache: turn.usage === undefined ? cacheOf(usage.input_tokens) : NO_CACHE_USAGE,
     chunkDelayMs: turn.chunkDelayMs ?? 0,
   };
 }

@@ -1,7 +1,10 @@
 import { z } from "zod";
 import type { FakeRequestView } from "./request-view";
 
-/** Token counts a turn reports; when a turn gives none, the server estimates them. */
+/**
+ * Token counts a turn reports; when a turn gives none, the server estimates them and its prompt cache
+ * splits the input (a scripted usage reports no cache reads or writes).
+ */
 export const ScriptUsage = z.object({
   input_tokens: z.number().int().nonnegative(),
   output_tokens: z.number().int().nonnegative(),

@@ -121,6 +121,7 @@ describe("Anthropic Messages endpoint", () => {
         output_tokens: 2,
         cache_creation_input_tokens: 0,
         cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
       },
     });
   });

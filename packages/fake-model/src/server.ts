@@ -10,6 +10,12 @@ import {
 import { EmbeddingsRequest, embeddingsBody } from "./embeddings-protocol";
 import { pause, readJsonBody, sendJson, streamFrames } from "./http-io";
 import { openaiCompletion, openaiErrorBody, openaiModels, openaiStreamFrames } from "./openai-protocol";
+import {
+  type AnthropicCacheOptions,
+  AnthropicPromptCache,
+  NO_CACHE_USAGE,
+  OpenAIPromptCache,
+} from "./prompt-cache";
 import { planReply, type StreamFailure, type SuccessTurn } from "./reply-plan";
 import {
   type FakeRequestView,
@@ -34,8 +40,13 @@ export interface FakeModelServerOptions {
   script?: Script;
   /** Ids listed by `GET /v1/models`. */
   models?: readonly string[];
-  /** Stamps `receivedAt`; defaults to epoch milliseconds with sub-millisecond precision. */
+  /**
+   * Stamps `receivedAt` and ages prompt-cache entries; defaults to epoch milliseconds with
+   * sub-millisecond precision.
+   */
   clock?: () => number;
+  /** The Anthropic prompt cache's settings (its minimum cacheable prefix). */
+  promptCache?: AnthropicCacheOptions;
 }
 
 export interface RecordedRequest {
@@ -112,6 +123,8 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
   let queue: Turn[] = [];
   let defaultTurn: DefaultTurn = OK_TURN;
   let embeddingFailures = { count: 0, status: 503 };
+  const anthropicCache = new AnthropicPromptCache(clock, options.promptCache);
+  const openaiCache = new OpenAIPromptCache(clock);
 
   function setScript(script: Script): void {
     queue = [...(script.turns ?? [])];
@@ -159,7 +172,9 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     const chunkDelayMs = reply.chunkDelayMs ?? 0;
     const sent = () => recorded.outputAt.push(clock());
     if (protocol === "anthropic") {
-      const plan = planReply(reply, view, `toolu_fake_${recorded.index}_`);
+      const plan = planReply(reply, view, `toolu_fake_${recorded.index}_`, (tokens) =>
+        anthropicCache.use(recorded.body as Record<string, unknown>, tokens),
+      );
       const id = `msg_fake_${recorded.index}`;
       if (!view.stream) return sendJson(res, 200, anthropicMessage(plan, view.model, id), headers);
       return streamFrames(
@@ -171,7 +186,10 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
         sent,
       );
     }
-    const plan = planReply(reply, view, `call_fake_${recorded.index}_`);
+    const plan = planReply(reply, view, `call_fake_${recorded.index}_`, (tokens) => ({
+      ...NO_CACHE_USAGE,
+      readTokens: openaiCache.use(recorded.body as Record<string, unknown>, tokens),
+    }));
     const identity = {
       id: `chatcmpl-fake-${recorded.index}`,
       model: view.model,

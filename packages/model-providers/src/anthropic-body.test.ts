@@ -66,13 +66,16 @@ const tool: fc.Arbitrary<ModelToolSpec> = fc.record({
     properties: fc.dictionary(fc.string(), fc.record({ type: fc.constant("string") })),
   }),
 });
-const request: fc.Arbitrary<ModelRequest> = fc.record({
-  model: fc.string(),
-  system: text,
-  messages: fc.array(message, { maxLength: 12 }),
-  tools: fc.array(tool, { maxLength: 3 }),
-  maxOutputTokens: fc.integer({ min: 1, max: 100_000 }),
-});
+const request: fc.Arbitrary<ModelRequest> = fc
+  .record({
+    model: fc.string(),
+    system: text,
+    messages: fc.array(message, { maxLength: 12 }),
+    tools: fc.array(tool, { maxLength: 3 }),
+    maxOutputTokens: fc.integer({ min: 1, max: 100_000 }),
+    cache: fc.option(fc.record({ key: fc.string(), ttl: fc.constantFrom("5m" as const, "1h" as const) })),
+  })
+  .map(({ cache, ...rest }) => (cache === null ? rest : { ...rest, cache }));
 
 describe("toAnthropicBody", () => {
   it("encodes the document messages.create sends, for every shape of history", async () => {

@@ -107,4 +107,43 @@ describe("createAnthropicClient", () => {
       ],
     });
   });
+
+  it("marks the tools, the system prompt and the history's end for caching, and reports the cache's usage", async () => {
+    const cache = { key: "session-1", ttl: "5m" } as const;
+    // Long enough (about 1 500 tokens) to pass the smallest cacheable prefix.
+    const request = { ...historyRequest, system: "Be helpful. ".repeat(500), cache };
+    const first = await client().complete(request);
+    const body = fake.requests[0]?.body as {
+      tools: Array<Record<string, unknown>>;
+      system: Array<Record<string, unknown>>;
+      messages: Array<{ content: Array<Record<string, unknown>> }>;
+    };
+    const ephemeral = { type: "ephemeral" };
+    expect(body.tools.at(-1)?.cache_control).toEqual(ephemeral);
+    expect(body.system).toEqual([{ type: "text", text: request.system, cache_control: ephemeral }]);
+    const blocks = body.messages.flatMap((turn) => turn.content);
+    expect(blocks.filter((block) => "cache_control" in block)).toEqual([blocks.at(-1)]);
+    expect(blocks.at(-1)?.cache_control).toEqual(ephemeral);
+    expect(first.usage.cache_read_input_tokens).toBe(0);
+    expect(first.usage.cache_creation_input_tokens).toBeGreaterThan(1_000);
+
+    const second = await client().complete({
+      ...request,
+      messages: [
+        ...request.messages,
+        { role: "assistant", content: [{ type: "text", text: "Sunny." }] },
+        { role: "user", content: [{ type: "text", text: "Thanks." }] },
+      ],
+    });
+    // The first request's whole prompt comes from the cache; only the two new turns are written.
+    expect(second.usage.cache_read_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+    expect(second.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect(second.usage.cache_creation_input_tokens).toBeLessThan(50);
+  });
+
+  it("asks for the one-hour cache when the request's ttl says so", async () => {
+    await client().complete({ ...historyRequest, cache: { key: "s", ttl: "1h" } });
+    const body = fake.requests[0]?.body as { system: Array<Record<string, unknown>> };
+    expect(body.system[0]?.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
+  });
 });

@@ -37,19 +37,20 @@ describe("createModelClient", () => {
     expect(fake.requests[0]?.path).toBe("/v1/messages");
   });
 
-  it("talks Chat Completions with max_completion_tokens for openai", async () => {
+  it("talks Chat Completions with max_completion_tokens and prompt_cache_key for openai", async () => {
     const client = createModelClient(config("openai", `${fake.url}/v1`), { apiKey: "k" });
     expect(client.provider).toBe("openai");
-    await client.complete(request);
+    await client.complete({ ...request, cache: { key: "sesn_1", ttl: "5m" } });
     expect(fake.requests[0]?.path).toBe("/v1/chat/completions");
-    expect(fake.requests[0]?.body).toMatchObject({ max_completion_tokens: 100 });
+    expect(fake.requests[0]?.body).toMatchObject({ max_completion_tokens: 100, prompt_cache_key: "sesn_1" });
   });
 
-  it("needs no key for a compatible server and sends max_tokens", async () => {
+  it("needs no key for a compatible server and sends max_tokens, and no field it may not know", async () => {
     const client = createModelClient(config("openai_compatible", `${fake.url}/v1`));
-    expect((await client.complete(request)).text).toBe("ok");
+    expect((await client.complete({ ...request, cache: { key: "sesn_1", ttl: "5m" } })).text).toBe("ok");
     expect(fake.requests[0]?.body).toMatchObject({ max_tokens: 100 });
     expect(fake.requests[0]?.body).not.toHaveProperty("max_completion_tokens");
+    expect(fake.requests[0]?.body).not.toHaveProperty("prompt_cache_key");
   });
 
   it("refuses a hosted provider without a key", () => {

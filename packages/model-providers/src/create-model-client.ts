@@ -24,7 +24,12 @@ export function createModelClient(config: ModelConfig, credentials: ModelCredent
     ...(fetch !== undefined && { fetch }),
   };
   if (config.provider === "openai_compatible") {
-    return createOpenAIClient({ ...shared, apiKey: apiKey ?? PLACEHOLDER_KEY, maxTokensField: "max_tokens" });
+    return createOpenAIClient({
+      ...shared,
+      apiKey: apiKey ?? PLACEHOLDER_KEY,
+      maxTokensField: "max_tokens",
+      promptCacheKey: false,
+    });
   }
   if (apiKey === undefined || apiKey === "") {
     throw new WakeloopError(

@@ -21,6 +21,7 @@ export type {
   ModelToolCallPart,
   ModelToolResult,
   ModelToolSpec,
+  PromptCache,
 } from "./model-client";
 export {
   checkModelEndpoint,

@@ -37,6 +37,19 @@ export interface ModelRequest {
   messages: ModelMessage[];
   tools: ModelToolSpec[];
   maxOutputTokens: number;
+  /** Prompt caching; absent, the request asks for none (providers that cache by default still may). */
+  cache?: PromptCache;
+}
+
+/**
+ * How a request asks to be cached. Anthropic gets `cache_control` breakpoints after the tools, after
+ * the system prompt and at the end of the history; OpenAI gets `key` as its `prompt_cache_key`.
+ */
+export interface PromptCache {
+  /** Stable for everything that shares a prefix (the harness uses the session id). */
+  key: string;
+  /** Anthropic's cache lifetime; "5m" is the API's default and the cheaper write. */
+  ttl: "5m" | "1h";
 }
 
 export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens";

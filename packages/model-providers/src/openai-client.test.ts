@@ -104,4 +104,28 @@ describe("createOpenAIClient", () => {
       ],
     });
   });
+
+  it("sends the cache key as prompt_cache_key and reports cached prompt tokens apart from the rest", async () => {
+    const client = createOpenAIClient({ apiKey: "test-key", baseURL: `${fake.url}/v1` });
+    const request = {
+      ...historyRequest,
+      system: "Be helpful. ".repeat(500),
+      cache: { key: "session-1", ttl: "5m" as const },
+    };
+    const first = await client.complete(request);
+    expect((fake.requests[0]?.body as Record<string, unknown> | undefined)?.prompt_cache_key).toBe(
+      "session-1",
+    );
+    expect(first.usage.cache_read_input_tokens).toBe(0);
+    const second = await client.complete({
+      ...request,
+      messages: [...request.messages, { role: "assistant", content: [{ type: "text", text: "Sunny." }] }],
+    });
+    expect(second.usage.cache_read_input_tokens).toBeGreaterThanOrEqual(1_024);
+    expect(second.usage.cache_read_input_tokens % 128).toBe(0);
+    // input_tokens is the uncached rest, as Anthropic reports it.
+    expect(second.usage.input_tokens + second.usage.cache_read_input_tokens).toBeGreaterThan(
+      first.usage.input_tokens,
+    );
+  });
 });

@@ -21,6 +21,12 @@ export interface OpenAIClientOptions {
   baseURL?: string;
   /** Defaults to `max_completion_tokens`; compatible servers often know only `max_tokens`. */
   maxTokensField?: MaxTokensField;
+  /**
+   * Whether a request's cache key goes out as `prompt_cache_key` (default true). Off for compatible
+   * servers: they cache prefixes on their own (vLLM's prefix caching), and strict ones refuse fields
+   * they do not know.
+   */
+  promptCacheKey?: boolean;
   /** Per request; the SDK's default is ten minutes. */
   timeoutMs?: number;
   /** Replaces the global fetch, e.g. with the egress guard's. */
@@ -127,7 +133,8 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     maxRetries: 0,
   });
   const maxTokensField = options.maxTokensField ?? "max_completion_tokens";
-  return defineModelClient("openai", (request, callOptions) =>
-    streamCompletion(client, request, maxTokensField, callOptions),
+  const keyed = options.promptCacheKey ?? true;
+  return defineModelClient("openai", ({ cache, ...request }, callOptions) =>
+    streamCompletion(client, keyed && cache ? { ...request, cache } : request, maxTokensField, callOptions),
   );
 }

@@ -92,7 +92,10 @@ const toolBytes = perTool((tool) => {
   return Buffer.from(JSON.stringify(wire));
 });
 
-/** `toOpenAIParams` as the UTF-8 JSON body the SDK sends: the same document, from cached pieces. */
+/**
+ * `toOpenAIParams` as the UTF-8 JSON body the SDK sends: the same document, from cached pieces. Tools go
+ * before messages, so a request's bytes start with the previous request's up to where the history grew.
+ */
 export function toOpenAIBody(request: ModelRequest, maxTokensField: MaxTokensField): Buffer {
   const { messages: _none, ...head } = toOpenAIParams(
     { ...request, system: "", messages: [], tools: [] },
@@ -101,12 +104,14 @@ export function toOpenAIBody(request: ModelRequest, maxTokensField: MaxTokensFie
   const messages = request.messages.map(messageBytes).filter((bytes) => bytes.length > 0);
   if (request.system !== "")
     messages.unshift(Buffer.from(JSON.stringify({ role: "system", content: request.system })));
-  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(head).slice(0, -1)},"messages":[`)];
-  pushJsonElements(parts, messages);
+  const parts: Buffer[] = [Buffer.from(JSON.stringify(head).slice(0, -1))];
   if (request.tools.length > 0) {
-    parts.push(Buffer.from('],"tools":['));
+    parts.push(Buffer.from(',"tools":['));
     pushJsonElements(parts, request.tools.map(toolBytes));
+    parts.push(Buffer.from("]"));
   }
+  parts.push(Buffer.from(',"messages":['));
+  pushJsonElements(parts, messages);
   parts.push(Buffer.from("]}"));
   return Buffer.concat(parts);
 }
@@ -135,5 +140,6 @@ export function toOpenAIParams(
     }),
     stream: true,
     stream_options: { include_usage: true },
+    ...(request.cache !== undefined && { prompt_cache_key: request.cache.key }),
   };
 }

@@ -1,3 +1,5 @@
+// Costs are integer micro-USD on the wire; this shows them as dollars (schema-free, for browsers too).
+export { microUsdText } from "@wakeloop/contracts/money";
 export {
   type ClientOptions,
   createClient,

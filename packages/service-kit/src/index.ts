@@ -21,5 +21,5 @@ export {
 } from "./service-env";
 export type { ServiceContext, Stoppable } from "./stoppable";
 export { SubstrateLimitsEnv, substrateLimits } from "./substrate-limits-env";
-export { ToolSettingsEnv } from "./tool-settings-env";
+export { jsonEnv, ToolSettingsEnv } from "./tool-settings-env";
 export { WakeLimitsEnv } from "./wake-limits-env";

@@ -2,12 +2,9 @@ import { ToolPolicy } from "@wakeloop/contracts";
 import { z } from "zod";
 import { hostList } from "./provider-settings-env";
 
-/**
- * The platform's tool settings. The harness workers apply them and the gateway's `/tools` explains
- * them, so both read them from the same variables: deploy both with the same values.
- */
-export const ToolSettingsEnv = z.object({
-  GLOBAL_TOOL_POLICY: z
+/** A variable holding JSON that `schema` reads; unset, `{}`. */
+export function jsonEnv<S extends z.ZodType>(schema: S) {
+  return z
     .string()
     .default("{}")
     .transform((text, ctx) => {
@@ -18,8 +15,17 @@ export const ToolSettingsEnv = z.object({
         return z.NEVER;
       }
     })
-    .pipe(ToolPolicy)
-    .describe("The platform's tool policy (JSON: profile, tool_names, allow, also_allow, deny, by_provider)"),
+    .pipe(schema);
+}
+
+/**
+ * The platform's tool settings. The harness workers apply them and the gateway's `/tools` explains
+ * them, so both read them from the same variables: deploy both with the same values.
+ */
+export const ToolSettingsEnv = z.object({
+  GLOBAL_TOOL_POLICY: jsonEnv(ToolPolicy).describe(
+    "The platform's tool policy (JSON: profile, tool_names, allow, also_allow, deny, by_provider)",
+  ),
   MAX_SUBSESSION_DEPTH: z.coerce
     .number()
     .int()

@@ -134,6 +134,30 @@ describe("reduceSessionState", () => {
     expect(wakeReason(raised)).toBe("budget_raised");
   });
 
+  it("keeps the session's cost from its usage events, and an event without one leaves it unknown", () => {
+    const usage = {
+      input_tokens: 1,
+      output_tokens: 1,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    };
+    expect(init().cost_micro_usd).toBe(0);
+    const budget = { max_total_tokens: null, max_cost_micro_usd: 10_000 };
+    const priced = fold([
+      {
+        id: "u1",
+        type: "session.usage",
+        usage,
+        budget,
+        cost: { step_micro_usd: 12_000, wake_micro_usd: 12_000, session_micro_usd: 12_000 },
+      },
+    ]);
+    expect(priced.cost_micro_usd).toBe(12_000);
+    expect(wakeReason({ ...priced, unprocessed_message_ids: ["m1"] })).toBeNull();
+    // Written before costs were kept: what the session cost is not known.
+    expect(fold([{ id: "u2", type: "session.usage", usage, budget }], priced).cost_micro_usd).toBeNull();
+  });
+
   it("never wakes a terminated session", () => {
     const state = fold([
       { id: "x", type: "session.status_terminated", reason: "archived" },

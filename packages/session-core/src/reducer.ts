@@ -23,6 +23,7 @@ export function initialSessionState(init: SessionInit): SessionState {
     title: init.title,
     metadata: init.metadata,
     usage: ZERO_USAGE,
+    cost_micro_usd: 0,
     budget: init.budget,
     last_seq: 0,
     unprocessed_message_ids: [],
@@ -124,7 +125,13 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
     case "session.error":
       return next;
     case "session.usage":
-      return { ...next, usage: event.usage, budget: event.budget };
+      // An event from before costs were kept leaves the cost unknown rather than claiming none.
+      return {
+        ...next,
+        usage: event.usage,
+        cost_micro_usd: event.cost?.session_micro_usd ?? null,
+        budget: event.budget,
+      };
     case "session.updated":
       return {
         ...next,

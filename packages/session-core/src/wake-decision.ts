@@ -9,9 +9,11 @@ export function chargedTokens(state: Pick<SessionState, "usage" | "delegated_tok
   return state.usage.input_tokens + state.usage.output_tokens + state.delegated_tokens;
 }
 
+/** Either limit of the budget reached: its tokens, or its money (when the session's cost is known). */
 export function budgetExhausted(state: SessionState): boolean {
-  const max = state.budget.max_total_tokens;
-  return max !== null && chargedTokens(state) >= max;
+  const { max_total_tokens: maxTokens, max_cost_micro_usd: maxCost } = state.budget;
+  if (maxTokens !== null && chargedTokens(state) >= maxTokens) return true;
+  return maxCost != null && state.cost_micro_usd !== null && state.cost_micro_usd >= maxCost;
 }
 
 /**

@@ -14,6 +14,12 @@ export const ATTR_GEN_AI_TOOL_NAME = "gen_ai.tool.name";
 export const ATTR_GEN_AI_TOOL_CALL_ID = "gen_ai.tool.call.id";
 export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens";
 export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens";
+/** Input tokens served from the provider's prompt cache; part of `gen_ai.usage.input_tokens`. */
+export const ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS = "gen_ai.usage.cache_read.input_tokens";
+/** Input tokens written to the provider's prompt cache; part of `gen_ai.usage.input_tokens`. */
+export const ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS = "gen_ai.usage.cache_creation.input_tokens";
+/** A model request's cost at the operator's prices, in micro-USD; absent when its model has no price. */
+export const ATTR_WAKELOOP_COST_MICRO_USD = "wakeloop.cost.micro_usd";
 export const ATTR_GEN_AI_AGENT_NAME = "gen_ai.agent.name";
 
 /** Values of `gen_ai.operation.name` for the spans a wake produces (DESIGN §9). */

@@ -9,6 +9,10 @@ export const MetricName = {
   genAiOperationDuration: "gen_ai.client.operation.duration",
   /** Histogram ({token}): tokens of one model request, by provider, model and `gen_ai.token.type`. */
   genAiTokenUsage: "gen_ai.client.token.usage",
+  /** Counter ({token}): prompt-cache tokens of model requests, by provider, model and `gen_ai.token.type` (`cache_read`, `cache_creation`). */
+  modelCacheTokens: "wakeloop.model.cache_tokens",
+  /** Counter: what model requests cost at the operator's prices, in micro-USD, by provider and model. */
+  modelCost: "wakeloop.model.cost_micro_usd",
   /** Counter: wakes a worker took the lease of. */
   wakesStarted: "wakeloop.wakes.started",
   /** Counter: wakes ended, by `wakeloop.stop_reason`. */

@@ -1,4 +1,5 @@
 import type { Session, SessionStatus } from "@wakeloop/contracts";
+import { microUsdText } from "@wakeloop/sdk";
 import { type FormEvent, useState } from "react";
 import type { Client } from "../api";
 import { columns, DataTable } from "../data-table";
@@ -96,7 +97,7 @@ export function SessionList({ client }: { client: Client }) {
       <ErrorNote error={list.error ?? agents.error} />
       <DataTable
         caption="Sessions, newest first"
-        columns={columns("Session", "Status", "Agent", "Parent", "Tokens", "Created")}
+        columns={columns("Session", "Status", "Agent", "Parent", "Tokens", "Cost", "Created")}
         loading={list.loading}
       >
         {list.data?.sessions.map((session) => (
@@ -121,6 +122,7 @@ export function SessionList({ client }: { client: Client }) {
               )}
             </td>
             <td>{session.usage.input_tokens + session.usage.output_tokens}</td>
+            <td>{microUsdText(session.cost_micro_usd)}</td>
             <td>{formatTime(session.created_at)}</td>
           </tr>
         ))}

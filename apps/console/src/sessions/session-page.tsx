@@ -1,3 +1,4 @@
+import { microUsdText } from "@wakeloop/sdk";
 import { type FormEvent, useState } from "react";
 import type { Client } from "../api";
 import { ErrorNote, formatTime, Link, useAction, useLoad } from "../ui";
@@ -56,6 +57,14 @@ export function SessionPage({ client, id }: { client: Client; id: string }) {
             <dd>
               {s.usage.input_tokens} in / {s.usage.output_tokens} out
               {s.budget.max_total_tokens !== null && ` (budget ${s.budget.max_total_tokens})`}
+              {s.usage.cache_read_input_tokens + s.usage.cache_creation_input_tokens > 0 &&
+                ` — ${s.usage.cache_read_input_tokens} read from the prompt cache, ${s.usage.cache_creation_input_tokens} written to it`}
+            </dd>
+            <dt>Cost</dt>
+            <dd>
+              {microUsdText(s.cost_micro_usd)}
+              {s.budget.max_cost_micro_usd != null &&
+                ` (budget ${microUsdText(s.budget.max_cost_micro_usd)})`}
             </dd>
             <dt>Created</dt>
             <dd>{formatTime(s.created_at)}</dd>

@@ -25,6 +25,11 @@ describe("budget policy", () => {
     expect(capInherited({ max_total_tokens: 90_000 }, capped)).toEqual({ max_total_tokens: 50_000 });
     expect(capInherited({ max_total_tokens: 20_000 }, capped)).toEqual({ max_total_tokens: 20_000 });
     expect(capInherited({ max_total_tokens: null }, none)).toEqual({ max_total_tokens: null });
+    // The token cap leaves an inherited money limit as it is.
+    expect(capInherited({ max_total_tokens: 90_000, max_cost_micro_usd: 2_000_000 }, capped)).toEqual({
+      max_total_tokens: 50_000,
+      max_cost_micro_usd: 2_000_000,
+    });
   });
 
   it("lets only owners set budgets", () => {

@@ -33,7 +33,7 @@ export function requireWithinCap(budget: Budget, limits: BudgetLimits): Budget {
 export function capInherited(budget: Budget, limits: BudgetLimits): Budget {
   const cap = limits.maxTokens;
   if (cap === null) return budget;
-  return { max_total_tokens: Math.min(budget.max_total_tokens ?? cap, cap) };
+  return { ...budget, max_total_tokens: Math.min(budget.max_total_tokens ?? cap, cap) };
 }
 
 /** Budgets are spending limits, set by the tenant's owners: a member key may not choose one. */

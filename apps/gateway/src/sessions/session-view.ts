@@ -16,6 +16,7 @@ export function toSession(row: SessionRow): Session {
     title: state.title,
     metadata: state.metadata,
     usage: state.usage,
+    cost_micro_usd: state.cost_micro_usd,
     budget: state.budget,
     delegated_tokens: state.delegated_tokens,
     defined_outcome: state.defined_outcome,

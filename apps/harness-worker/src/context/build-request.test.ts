@@ -12,6 +12,7 @@ const settings = {
   maxChildrenPerSession: 10,
   webSearch: false,
   browserImages: [],
+  promptCache: "5m",
 } as unknown as WakeSettings;
 
 /** A new wake's view of a session of an agent built from `spec` (a new object each time, as each wake reads it). */
@@ -100,5 +101,22 @@ describe("buildModelRequest's history", () => {
     expect(continued).toHaveLength(6);
     // The earlier wake's messages are the very objects: a provider encodes each one once.
     expect(continued[0]).toBe(before[0]);
+  });
+});
+
+describe("buildModelRequest's prompt caching", () => {
+  it("asks for the cache under the session's id, so its steps and wakes share one prefix", () => {
+    const first = buildModelRequest(sessionOf(1), settings).request;
+    const later = buildModelRequest(sessionOf(3), settings).request;
+    expect(first.cache).toEqual({ key: "sesn_1", ttl: "5m" });
+    expect(later.cache).toEqual(first.cache);
+    // Nothing before the history differs from wake to wake.
+    expect(later.system).toBe(first.system);
+    expect(later.tools).toBe(first.tools);
+  });
+
+  it("asks for none when the operator turned caching off", () => {
+    const off = { ...settings, promptCache: null } as WakeSettings;
+    expect(buildModelRequest(sessionOf(1), off).request.cache).toBeUndefined();
   });
 });

@@ -182,6 +182,8 @@ export function buildModelRequest(
       messages: fitToBudget(messages, budget, tokens),
       tools,
       maxOutputTokens: model.max_output_tokens,
+      // One key per session: its requests share their prefix from step to step and wake to wake.
+      ...(settings.promptCache !== null && { cache: { key: view.sessionId, ttl: settings.promptCache } }),
     },
   };
 }

@@ -12,11 +12,13 @@ import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   GenAiOperation,
 } from "@wakeloop/telemetry";
-import { secondsSince, type WakeMetrics } from "../wake-metrics";
+import { secondsSince, totalInputTokens, type WakeMetrics } from "../wake-metrics";
 
 export interface RetryPolicy {
   /** Retries after the first attempt for overload, rate limits and failed requests. */
@@ -65,15 +67,13 @@ export async function callModel(
             ...(onDelta !== undefined && { onDelta: (delta: ModelDelta) => onDelta(delta, attempt) }),
           });
           metrics.modelRequest(client.provider, request.model, secondsSince(started));
-          metrics.tokens(
-            client.provider,
-            request.model,
-            response.usage.input_tokens,
-            response.usage.output_tokens,
-          );
+          const { usage } = response;
+          metrics.tokens(client.provider, request.model, usage);
           span.setAttributes({
-            [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: response.usage.input_tokens,
-            [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: response.usage.output_tokens,
+            [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: totalInputTokens(usage),
+            [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: usage.output_tokens,
+            [ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS]: usage.cache_read_input_tokens,
+            [ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS]: usage.cache_creation_input_tokens,
           });
           // A NUL or lone surrogate in the model's text or tool arguments cannot be stored; repaired
           // here, tools run on exactly the input their agent.tool_use records.

@@ -41,10 +41,11 @@ export async function runLlmGenerate(ctx: ToolContext, input: Record<string, unk
   );
   const usage = { input_tokens: response.usage.input_tokens, output_tokens: response.usage.output_tokens };
   const result = { text: response.text, model, intelligence, usage };
-  if (schema === undefined) return { ...jsonOutcome(result), usage: response.usage };
+  const spent = { usage: { provider: client.provider, model, usage: response.usage } };
+  if (schema === undefined) return { ...jsonOutcome(result), ...spent };
   const parsed = parseAnswer(response.text, schema);
-  if (!parsed.ok) return { ...errorOutcome(parsed.message), usage: response.usage };
-  return { ...jsonOutcome({ ...result, parsed: parsed.value }), usage: response.usage };
+  if (!parsed.ok) return { ...errorOutcome(parsed.message), ...spent };
+  return { ...jsonOutcome({ ...result, parsed: parsed.value }), ...spent };
 }
 
 // The providers' structured-output modes differ (and the model-providers port has none yet), so the

@@ -10,6 +10,7 @@ import {
 } from "@wakeloop/telemetry";
 import { type EffectiveToolSet, toolsByName } from "@wakeloop/tool-runtime";
 import { effectiveTools } from "../context/build-request";
+import type { ModelUsage } from "../wake/cost-meter";
 import { secondsSince, type ToolErrorType } from "../wake-metrics";
 import { executeTool } from "./execute-tool";
 import type { CallPlan } from "./plan-calls";
@@ -153,10 +154,9 @@ export function resumeStep(
  * (llm_generate) and budgets carved for sub-sessions (spawn_session) count before the next request is
  * decided, not one request later.
  */
-export function withToolUsage<S extends { usage: TokenUsage; delegated_tokens: number }>(
-  state: S,
-  results: CallResults,
-): S {
+export function withToolUsage<
+  S extends { usage: TokenUsage; cost_micro_usd: number | null; delegated_tokens: number },
+>(state: S, results: CallResults): S {
   const recorded = results.events.filter((event) => event.type === "session.usage").at(-1);
   const held = results.events.reduce(
     (sum, event) => (event.type === "session.child_created" ? sum + (event.token_budget ?? 0) : sum),
@@ -164,7 +164,10 @@ export function withToolUsage<S extends { usage: TokenUsage; delegated_tokens: n
   );
   return {
     ...state,
-    ...(recorded?.type === "session.usage" && { usage: recorded.usage }),
+    ...(recorded?.type === "session.usage" && {
+      usage: recorded.usage,
+      cost_micro_usd: recorded.cost?.session_micro_usd ?? null,
+    }),
     delegated_tokens: state.delegated_tokens + held,
   };
 }
@@ -191,16 +194,21 @@ function resultsInOrder(
 ): CallResults {
   const results: CallResults = { events: [], settle: [], stops: [] };
   let usage = ctx.view.state.usage;
+  const spent: ModelUsage[] = [];
   for (const { id, mcp } of calls) {
     const outcome = outcomes.get(id);
     if (outcome === undefined) continue;
     results.events.push(...(outcome.events ?? []), resultEvent(mcp, id, outcome.content, outcome.isError));
     results.settle.push({ id, status: settledStatus(outcome), result: outcome.result });
     results.stops.push(...(outcome.stops ?? []));
-    if (outcome.usage !== undefined) usage = addUsage(usage, outcome.usage);
+    if (outcome.usage !== undefined) {
+      usage = addUsage(usage, outcome.usage.usage);
+      spent.push(outcome.usage);
+    }
   }
-  if (usage !== ctx.view.state.usage) {
-    results.events.push({ type: "session.usage", usage, budget: ctx.view.state.budget });
+  if (spent.length > 0) {
+    const cost = ctx.costs.charge(spent);
+    results.events.push({ type: "session.usage", usage, budget: ctx.view.state.budget, cost });
   }
   return results;
 }

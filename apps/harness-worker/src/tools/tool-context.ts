@@ -8,6 +8,7 @@ import type { Kysely } from "kysely";
 import type { ModelClients } from "../model/model-clients";
 import type { SessionView } from "../session/session-view";
 import type { SessionWriter } from "../session/session-writer";
+import type { CostMeter } from "../wake/cost-meter";
 import type { WakeMetrics } from "../wake-metrics";
 import type { WakeSettings } from "../wake-settings";
 import type { WakeMcpClients } from "./mcp/mcp-clients";
@@ -36,6 +37,8 @@ export interface ToolContext {
   mcp: WakeMcpClients | null;
   tracer: Tracer;
   metrics: WakeMetrics;
+  /** The wake's running cost; the step's `session.usage` for the calls' model requests is charged to it. */
+  costs: CostMeter;
   view: SessionView;
   writer: SessionWriter;
   settings: WakeSettings;

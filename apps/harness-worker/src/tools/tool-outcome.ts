@@ -1,5 +1,6 @@
-import type { Content, SessionEvent, TokenUsage } from "@wakeloop/contracts";
+import type { Content, SessionEvent } from "@wakeloop/contracts";
 import type { NewEvent } from "@wakeloop/db";
+import type { ModelUsage } from "../wake/cost-meter";
 
 /** What one executed call returns to the model. */
 export interface ToolOutcome {
@@ -11,8 +12,8 @@ export interface ToolOutcome {
   cancelled?: boolean;
   /** It may have run before a crash; it was not run again. */
   unknown?: boolean;
-  /** Model tokens the call spent (llm_generate): the session's usage, against its budget. */
-  usage?: TokenUsage;
+  /** The model request the call made (llm_generate): the session's usage and cost, against its budget. */
+  usage?: ModelUsage;
   /** Events of this session the call caused (`session.child_created`), committed before its result. */
   events?: NewEvent[];
   /**

@@ -54,6 +54,7 @@ import { resultEvent } from "../tools/tool-outcome";
 import type { WebAccess } from "../tools/web-tools";
 import { secondsSince, type WakeMetrics } from "../wake-metrics";
 import type { WakeSettings } from "../wake-settings";
+import { CostMeter } from "./cost-meter";
 import { ensureSandbox, needsSandbox } from "./ensure-sandbox";
 import { keepLease } from "./lease-keeper";
 import { listingEvent, wakeMcpClients } from "./wake-mcp";
@@ -247,6 +248,7 @@ type StepEnd = { events: NewEvent[]; finish?: "completed"; continues: boolean };
 
 class Wake {
   private modelRequests = 0;
+  private readonly costs: CostMeter;
   /** The model's learning directives of this wake, captured once its turn has ended. */
   private readonly learnings = new Map<string, string>();
 
@@ -257,7 +259,9 @@ class Wake {
     private readonly log: Logger,
     private readonly mcp: WakeMcpClients | null,
     private readonly signals: WakeSignals,
-  ) {}
+  ) {
+    this.costs = new CostMeter(deps.settings.prices, view.state.cost_micro_usd, deps.metrics);
+  }
 
   private get tools(): ToolContext {
     return {
@@ -268,6 +272,7 @@ class Wake {
       mcp: this.mcp,
       tracer: this.deps.tracer,
       metrics: this.deps.metrics,
+      costs: this.costs,
       view: this.view,
       writer: this.writer,
       settings: this.deps.settings,
@@ -360,6 +365,9 @@ class Wake {
     }
 
     const usage = addUsage(this.view.state.usage, response.usage);
+    const cost = this.costs.charge([
+      { provider: client.resolved.provider, model: request.model, usage: response.usage },
+    ]);
     const gates = await evaluatorGates(
       this.deps.db,
       { tenantId: this.view.tenantId, sessionId: this.view.sessionId },
@@ -379,7 +387,7 @@ class Wake {
     events.push(
       ...plan.announce,
       requestEnd(start, response.usage, false),
-      { type: "session.usage", usage, budget: this.view.state.budget },
+      { type: "session.usage", usage, budget: this.view.state.budget, cost },
       ...plan.rejected,
     );
     // A stored plan says which calls ran together and why others did not; a single call's plan is one
@@ -432,7 +440,12 @@ class Wake {
       stops = results.stops;
       end = this.interrupted()
         ? null
-        : this.endOfStep(plan, response, withToolUsage({ ...this.view.state, usage }, results), runSpent);
+        : this.endOfStep(
+            plan,
+            response,
+            withToolUsage({ ...this.view.state, usage, cost_micro_usd: cost.session_micro_usd }, results),
+            runSpent,
+          );
       return {
         events: [...events, ...results.events, ...(end?.events ?? [])],
         record: unsettled(plan.planned, results.settle),
