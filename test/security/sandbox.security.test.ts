@@ -515,6 +515,64 @@ describe("secrets given to an MCP stdio server", () => {
   }, 120_000);
 });
 
+describe("an MCP stdio server whose code the sandbox user can change", () => {
+  it("gets no secrets: a server in the workspace, under /tmp or loaded by --require= never starts with them", async () => {
+    const tenantId = "tnt_mcp_writable";
+    const sessionId = await ensure(tenantId, testEnvironment());
+    const containerId = runner.manager.describe(sessionId).container_id ?? "";
+    await installStdioMcpServer(fixture.docker, containerId);
+    await installStdioMcpServer(fixture.docker, containerId, "/workspace/.mcp/server.cjs");
+    await shell(tenantId, sessionId, "cp /workspace/.mcp/server.cjs /tmp/server.cjs");
+    const token = `tok_${randomBytes(12).toString("hex")}`;
+    const open = async (server: string, args: string[], env: Record<string, string>) => {
+      const mcp = new Client({ name: "sandbox-security", version: "1.0.0" });
+      try {
+        await mcp.connect(
+          new SandboxMcpTransport(bus, client, {
+            tenant_id: tenantId,
+            session_id: sessionId,
+            server,
+            command: "node",
+            args,
+            env,
+          }),
+          { timeout: 30_000 },
+        );
+        const { uid } = (await mcp.callTool({ name: "stats", arguments: {} })).structuredContent as {
+          uid: number;
+        };
+        return `started as ${uid}`;
+      } catch (error) {
+        return String(error);
+      } finally {
+        await mcp.close().catch(() => undefined);
+      }
+    };
+    const secret = { FIXTURE_TOKEN: token };
+    for (const [server, args, path] of [
+      ["ws", ["/workspace/.mcp/server.cjs"], "/workspace/.mcp/server.cjs"],
+      ["tmp", ["/tmp/server.cjs"], "/tmp/server.cjs"],
+      ["req", ["--require=/workspace/.mcp/server.cjs", STDIO_MCP_SERVER_PATH], "/workspace/.mcp/server.cjs"],
+    ] as const) {
+      const refused = await open(server, [...args], secret);
+      expect(refused, server).toContain("runs code the sandbox user can change");
+      expect(refused, server).toContain(path);
+    }
+    // Relative to the server's own home, not the workspace: the agent's file is not found there.
+    expect(await open("rel", [".mcp/server.cjs"], secret)).not.toContain("started");
+    // Without secrets a workspace server runs; with them, one the agent cannot change does.
+    expect(await open("plain", ["/workspace/.mcp/server.cjs"], {})).toBe("started as 1001");
+    expect(await open("image", [STDIO_MCP_SERVER_PATH], secret)).toBe("started as 1001");
+    // No process of the refused ones ever held the token.
+    const text = await shell(
+      tenantId,
+      sessionId,
+      "ps -eo args | grep -c server.cjs; ls /proc/*/environ | wc -l",
+    );
+    expect(text).not.toContain(token);
+  }, 180_000);
+});
+
 describe("a sandbox's browser", () => {
   it("cannot be pointed elsewhere, signalled or read by the sandbox user", async () => {
     await requireBrowserImage(fixture.docker);

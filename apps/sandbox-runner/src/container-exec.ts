@@ -1,6 +1,6 @@
 import { type Duplex, PassThrough, type Writable } from "node:stream";
 import type Docker from "dockerode";
-import { BROWSER_HOME, BROWSER_UID, MCP_SERVER_HOME, MCP_SERVER_UID } from "./container-spec";
+import { BROWSER_HOME, BROWSER_UID, MCP_SERVER_HOME, MCP_SERVER_UID, SANDBOX_HOME } from "./container-spec";
 
 // Processes the runner starts in a container by `docker exec` (the browser, its relays, MCP stdio
 // servers) rather than through the agent. None of them runs as the sandbox user (1000), whose
@@ -16,6 +16,8 @@ export const MCP_SERVER_USER: ExecUser = {
   user: `${MCP_SERVER_UID}:${MCP_SERVER_UID}`,
   home: MCP_SERVER_HOME,
 };
+/** The sandbox user the agent's commands run as: for asking what those commands could change. */
+export const SANDBOX_USER: ExecUser = { user: "1000:1000", home: SANDBOX_HOME };
 /** Chromium and the relays to its DevTools port. */
 export const BROWSER_USER: ExecUser = { user: `${BROWSER_UID}:${BROWSER_UID}`, home: BROWSER_HOME };
 /**

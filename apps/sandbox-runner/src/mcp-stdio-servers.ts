@@ -8,7 +8,7 @@ import {
   WakeloopError,
 } from "@wakeloop/contracts";
 import type Docker from "dockerode";
-import { EXEC_PATH, execEnv, execOnce, execPipe, MCP_SERVER_USER } from "./container-exec";
+import { EXEC_PATH, execEnv, execOnce, execPipe, MCP_SERVER_USER, SANDBOX_USER } from "./container-exec";
 import { KeyedMutex } from "./keyed-mutex";
 import type { RunnerLog } from "./runner-log";
 import type { HeldSandbox } from "./sandbox-registry";
@@ -16,8 +16,33 @@ import type { HeldSandbox } from "./sandbox-registry";
 /** Sends a frame to the worker holding an attachment (core NATS in the service; a callback in tests). */
 export type McpFramePublisher = (attachment: string, frame: SandboxMcpFrame) => void;
 
-/** Where a relative command or path in a server's arguments is resolved: the session's files. */
+/**
+ * Where a relative command or path in a server's arguments is resolved: the session's files, for a
+ * server without secrets; a server given the vault's values starts in its own home, where the agent
+ * can plant nothing (a module next to the working directory is code too, e.g. for `python3 -m`).
+ */
 const WORKING_DIR = "/workspace";
+
+/**
+ * Prints each file of a server's code that the sandbox user could change or replace: the command as
+ * PATH finds it and every absolute file path among the arguments (also after `--opt=`), with every
+ * folder above each one. Run as that user, so `-w` answers for it; a file it cannot even see is not its.
+ */
+const AGENT_WRITABLE_CODE = `
+cmd=$(command -v -- "$1") || exit 0
+shift
+for arg in "$cmd" "$@"; do
+  for p in "$arg" "\${arg#*=}"; do
+    case "$p" in /*) ;; *) continue ;; esac
+    [ -f "$p" ] || continue
+    p=$(readlink -f -- "$p")
+    while :; do
+      if [ -w "$p" ]; then echo "$p"; break; fi
+      [ "$p" = / ] && break
+      p=$(dirname -- "$p")
+    done
+  done
+done`;
 /** The tail of a server's stderr kept for the message that says why it exited. */
 const STDERR_TAIL_CHARS = 1_200;
 /** A line this long without a newline is not a JSON-RPC message anyone can use: it is dropped. */
@@ -175,6 +200,9 @@ export class McpStdioServers {
     launch: string,
   ): Promise<ServerProcess> {
     const container = this.docker.getContainer(containerId);
+    // Every value of `env` comes from the tenant's vault (docs/mcp.md).
+    const holdsSecrets = Object.keys(request.env).length > 0;
+    const workingDir = holdsSecrets ? MCP_SERVER_USER.home : WORKING_DIR;
     const env = [
       ...execEnv(MCP_SERVER_USER),
       ...Object.entries(request.env).map(([name, value]) => `${name}=${value}`),
@@ -184,14 +212,32 @@ export class McpStdioServers {
     const found = await execOnce(
       container,
       ["sh", "-c", 'command -v -- "$1" >/dev/null', "sh", request.command],
-      { as: MCP_SERVER_USER, workingDir: WORKING_DIR },
+      { as: MCP_SERVER_USER, workingDir },
     );
     if (found.exitCode !== 0) {
       throw new WakeloopError(
         "mcp_command_not_found",
         `the command "${request.command}" is not in the sandbox (not on PATH ${EXEC_PATH} and no ` +
-          `executable file at that path under ${WORKING_DIR}); add it to the environment's image`,
+          `executable file at that path under ${workingDir}); add it to the environment's image`,
       );
+    }
+    if (holdsSecrets) {
+      // Code the agent can rewrite would hand it the secrets: such a server gets none.
+      const writable = await execOnce(
+        container,
+        ["sh", "-c", AGENT_WRITABLE_CODE, "sh", request.command, ...request.args],
+        { as: SANDBOX_USER, workingDir },
+      );
+      const paths = [...new Set(writable.stdout.split("\n").filter((line) => line !== ""))];
+      if (writable.exitCode !== 0 || paths.length > 0) {
+        throw new WakeloopError(
+          "mcp_server_code_writable",
+          `the server is given vault secrets but runs code the sandbox user can change (${
+            paths.join(", ") || "could not check its files"
+          }), which would hand the agent those secrets; install the server in the environment's image, ` +
+            "or give it no secrets",
+        );
+      }
     }
     const running: ServerProcess = {
       containerId,
@@ -214,7 +260,7 @@ export class McpStdioServers {
     const pipe = await execPipe(container, [request.command, ...request.args], {
       as: MCP_SERVER_USER,
       env,
-      workingDir: WORKING_DIR,
+      workingDir,
       stderr,
     });
     running.input = pipe.input;

@@ -6,8 +6,12 @@ import { build } from "esbuild";
 // and the steps that put it into a session's sandbox. The sandbox image has Debian's node (18), which
 // runs the bundle; nothing of it runs on the host.
 
-/** Where tests install the server in a session's workspace, and the spec's `args` that run it. */
-export const STDIO_MCP_SERVER_PATH = ".mcp/stdio-fixture.cjs";
+/**
+ * Where tests install the server, and the spec's `args` that run it: the MCP server user's own home
+ * (uid 1001, mode 0700), a place the sandbox user cannot write, as an operator's image would hold it;
+ * the runner gives vault secrets to no server whose code the agent could change.
+ */
+export const STDIO_MCP_SERVER_PATH = "/home/wl-mcp/stdio-fixture.cjs";
 
 let bundle: Promise<string> | undefined;
 
@@ -31,14 +35,19 @@ export function stdioMcpServerBundle(): Promise<string> {
 }
 
 /**
- * Writes the bundle to `/workspace/<STDIO_MCP_SERVER_PATH>` of the running container, as the sandbox
- * user (so the workspace stays the session's), through a `docker exec` whose stdin is the file.
+ * Writes the bundle to `path` (default STDIO_MCP_SERVER_PATH) of the running container through a
+ * `docker exec` whose stdin is the file, as the user who owns that place: the MCP server user for its
+ * home, the sandbox user for a path in the workspace (a server the agent could rewrite).
  */
-export async function installStdioMcpServer(docker: Docker, containerId: string): Promise<void> {
+export async function installStdioMcpServer(
+  docker: Docker,
+  containerId: string,
+  path: string = STDIO_MCP_SERVER_PATH,
+): Promise<void> {
   const text = await stdioMcpServerBundle();
   const exec = await docker.getContainer(containerId).exec({
-    Cmd: ["sh", "-c", 'mkdir -p "$(dirname "$1")" && cat > "$1"', "sh", STDIO_MCP_SERVER_PATH],
-    User: "1000:1000",
+    Cmd: ["sh", "-c", 'mkdir -p "$(dirname "$1")" && cat > "$1"', "sh", path],
+    User: path.startsWith("/home/wl-mcp/") ? "1001:1001" : "1000:1000",
     WorkingDir: "/workspace",
     AttachStdin: true,
     AttachStdout: true,
