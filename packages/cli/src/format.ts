@@ -1,4 +1,4 @@
-import type { Agent, Content, PendingAction, Session, SessionEvent } from "@wakeloop/contracts";
+import type { Agent, Content, EventOf, PendingAction, Session, SessionEvent } from "@wakeloop/contracts";
 
 /** Longest tool input or result shown inline; the full value is in `--json` output and the API. */
 const INLINE_LIMIT = 200;
@@ -111,6 +111,8 @@ export function describeEvent(event: SessionEvent): string {
       return `wake queued (${event.reason}) for ${event.due_at}`;
     case "session.memory_recalled":
       return `recalled ${event.hits.map((hit) => `${hit.store}/${hit.target}`).join(", ") || "no memory"}`;
+    case "session.compaction":
+      return compactionLine(event);
     case "mcp.tools_listed":
       return `MCP tools listed: ${event.servers
         .map((server) =>
@@ -133,6 +135,14 @@ export function describeEvent(event: SessionEvent): string {
 /** A new event type fails to compile above; at run time a newer server's event still prints. */
 function unknownEvent(event: never): string {
   return (event as { type: string }).type;
+}
+
+function compactionLine(event: EventOf<"session.compaction">): string {
+  const { from_seq, to_seq } = event.replaces;
+  const saved = `${event.tokens_before} → ${event.tokens_after} tokens`;
+  if (event.summary === null)
+    return `context compacted: ${event.cleared_tool_results.length} older tool results cleared (events ${from_seq}–${to_seq}; ${saved})`;
+  return `context compacted: events ${from_seq}–${to_seq} summarised by ${event.model ?? "the model"} (${saved}): ${truncate(event.summary)}`;
 }
 
 function permissionNote(permission: "allow" | "ask" | "deny"): string {

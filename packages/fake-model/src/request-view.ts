@@ -14,6 +14,12 @@ export interface FakeRequestView {
   /** Results sent after the latest assistant message, in order. */
   toolResults: FakeToolResult[];
   /**
+   * Whether the system prompt opens with SUMMARY_REQUEST_MARKER: the harness asks for a summary of
+   * older history (context compaction). The server answers it with `summaryTurn` unless a scripted
+   * turn's `match` accepts it.
+   */
+  summaryRequest: boolean;
+  /**
    * Characters of prompt material (system, messages, tools), for the token estimate. Counted on first
    * read: it re-serialises the whole request, and a scripted turn with its own usage never asks.
    */
@@ -33,6 +39,9 @@ export interface FakeToolResult {
 }
 
 const OPENAI_ERROR_PREFIX = "Error:";
+
+/** The first line of the harness's summary requests (its `SUMMARY_REQUEST_MARKER`). */
+export const SUMMARY_REQUEST_MARKER = "[context compaction]";
 
 const Block = z.looseObject({ type: z.string() });
 const TextPart = z.object({ type: z.literal("text"), text: z.string() });
@@ -157,6 +166,7 @@ export function viewAnthropicRequest(body: unknown, bodyOf: () => unknown = () =
         includeUsage: false,
         lastUserText: lastUserText(messages),
         toolResults,
+        summaryRequest: textOf(parsed.data.system).startsWith(SUMMARY_REQUEST_MARKER),
       },
       bodyOf,
     ),
@@ -206,6 +216,11 @@ export function viewOpenAIRequest(body: unknown, bodyOf: () => unknown = () => b
         includeUsage: parsed.data.stream_options?.include_usage === true,
         lastUserText: lastUserText(messages),
         toolResults,
+        summaryRequest: messages.some(
+          (message) =>
+            (message.role === "system" || message.role === "developer") &&
+            textOf(message.content).startsWith(SUMMARY_REQUEST_MARKER),
+        ),
       },
       bodyOf,
     ),
