@@ -1,5 +1,5 @@
 import type { Tracer } from "@opentelemetry/api";
-import { addUsage } from "@wakeloop/contracts";
+import { addUsage, WakeloopError } from "@wakeloop/contracts";
 import type { NewEvent } from "@wakeloop/db";
 import { pendingCompaction } from "../context/build-request";
 import { compactionEvent } from "../context/compaction-plan";
@@ -55,7 +55,10 @@ export async function compactContext(deps: CompactionDeps): Promise<boolean> {
         hooks: deps.hooks,
       },
     );
-    summary = { text: response.text.trim() || "(the summary came back empty)", model };
+    const text = response.text.trim();
+    // An empty summary would drop the history it stands for: the step fails as a failed request does.
+    if (text === "") throw new WakeloopError("model_request_failed", `the summary from ${model} was empty`);
+    summary = { text, model };
     events.push({
       type: "session.usage",
       usage: addUsage(view.state.usage, response.usage),
