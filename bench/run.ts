@@ -16,7 +16,7 @@ import { runSessionBench } from "./session-bench";
 import { runSubSessionBench } from "./sub-session-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp]; `--only console`
+// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,compaction]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `browser` (the browser tools in the sandbox image with Chromium, browser-bench.ts) needs that image.
 // `session` is the platform end to end, after the machine's floor (machine-floor.ts: a Postgres
@@ -25,7 +25,9 @@ import { runWebBench } from "./web-bench";
 // (concurrency-bench.ts); with `--provider anthropic` its agents speak the Anthropic protocol to the
 // fake model. Each figure with a target in the issue is marked met or not. `requests` times the
 // encoding of one Anthropic request body (request-build-bench.ts); `modelhttp` the CPU of one streamed
-// model request, client and fake model apart (model-http-bench.ts).
+// model request, client and fake model apart (model-http-bench.ts). `compaction` runs a 500-turn
+// session with large tool outputs through the harness's context code without and with context
+// compaction (apps/harness-worker/bench/compaction-bench.ts).
 // The services run compiled, as in production: `npm run bench` builds them first (`npm run build`).
 // Writes bench/results/<timestamp>.json and latest.json, and prints a table. Medians and tails
 // come from one run on one machine: compare ratios within a run, not absolute numbers across runs.
@@ -43,7 +45,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp",
+        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,compaction",
     },
   },
 });
@@ -284,6 +286,45 @@ if (only.has("requests")) {
   const label = `${requests.turns}-turn history, ${requests.tools} tools, ${requests.bodyBytes} bytes`;
   latency(`Anthropic request body, SDK stringify, ${label} (ms)`, requests.sdkStringifyMs);
   latency(`Anthropic request body, cached bytes, ${label} (ms)`, requests.cachedBytesMs);
+}
+
+if (only.has("compaction")) {
+  const { runCompactionBench } = await import("../apps/harness-worker/bench/compaction-bench");
+  const compaction = runCompactionBench(values.quick ? { samples: 3 } : {});
+  results.compaction = compaction;
+  const limit = compaction.threshold + compaction.turnTokens;
+  for (const [name, variant] of [
+    ["before (no context_management)", compaction.before],
+    ["after (threshold 40 000)", compaction.after],
+  ] as const) {
+    value(
+      `compaction ${name}: ${compaction.turns}-turn session, largest request (tokens, ${variant.compactions} compactions)`,
+      String(variant.maxRequestTokens),
+      `≤ ${limit} (threshold + one turn)`,
+      variant.maxRequestTokens <= limit,
+    );
+    const first = variant.wakeStart[0];
+    for (const point of variant.wakeStart) {
+      latency(`compaction ${name}: wake start at ${point.turns} turns (ms)`, point.ms);
+      value(`  first request body at ${point.turns} turns (bytes)`, String(point.bytes));
+    }
+    const last = variant.wakeStart.at(-1);
+    if (first !== undefined && last !== undefined) {
+      value(
+        `  wake start flat, ${last.turns} vs ${first.turns} turns: p50 ms ratio`,
+        (last.ms.p50 / first.ms.p50).toFixed(2),
+        "≤ 2",
+        last.ms.p50 <= 2 * first.ms.p50,
+      );
+      const middle = variant.wakeStart[1] ?? first;
+      value(
+        `  request bytes flat, ${last.turns} vs ${middle.turns} turns: ratio`,
+        (last.bytes / middle.bytes).toFixed(2),
+        "≤ 1.25",
+        last.bytes <= 1.25 * middle.bytes,
+      );
+    }
+  }
 }
 
 if (only.has("modelhttp")) {

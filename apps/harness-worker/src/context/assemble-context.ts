@@ -27,6 +27,8 @@ export class History {
   private retained: ConversationEvent[] = [];
   private summary: { text: string; toSeq: number } | null = null;
   private readonly cleared = new Map<string, ClearedResult>();
+  /** A compaction came after the messages were built: they are rebuilt before they are read. */
+  private stale = false;
   private closed: ModelMessage[] = [];
   private closedTokens: number[] = [];
   private assistant: ModelAssistantPart[] | null = null;
@@ -47,7 +49,7 @@ export class History {
       return;
     }
     if (isConversation(event)) this.retained.push(event);
-    this.convert(event);
+    if (!this.stale) this.convert(event);
   }
 
   /** What compaction has to go on: the events after the last summary, and the results already cleared. */
@@ -78,7 +80,8 @@ export class History {
 
   /**
    * Applies a compaction: the results it cleared become stubs and, with a summary, the events it
-   * replaces give way to it; the messages are rebuilt once from what remains.
+   * replaces give way to it. The messages are rebuilt from what remains when next asked for, so a
+   * history read whole (a wake's start) rebuilds once, not at each of its compactions.
    */
   private compact(compaction: CompactionPayload): void {
     for (const result of compaction.cleared_tool_results) this.cleared.set(result.tool_use_id, result);
@@ -87,6 +90,11 @@ export class History {
       this.summary = { text: compaction.summary, toSeq };
       this.retained = this.retained.filter((event) => event.seq > toSeq);
     }
+    this.stale = true;
+  }
+
+  private rebuild(): void {
+    this.stale = false;
     this.closed = [];
     this.closedTokens = [];
     this.assistant = null;
@@ -139,6 +147,7 @@ export class History {
 
   /** The history as a provider sees it now (the open turn closed), with each message's token estimate. */
   messages(): { messages: ModelMessage[]; tokens: number[] } {
+    if (this.stale) this.rebuild();
     const open = this.openTurn();
     return {
       messages: [...this.closed, ...open.messages],
