@@ -230,17 +230,9 @@ describe("context compaction", () => {
     });
     const before = (await platform.events(id)).at(-1)?.seq ?? 0;
     await platform.send(id, say(`second\n${"w".repeat(12_000)}`));
-    const deadline = Date.now() + 30_000;
-    while (requestsOf(modelId).summaries.length === 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(requestsOf(modelId).summaries).toHaveLength(1);
-    const wake = await platform.db
-      .selectFrom("wakes")
-      .select(["worker_id"])
-      .where("session_id", "=", id)
-      .where("status", "=", "running")
-      .executeTakeFirstOrThrow();
-    const victim = platform.app(wake.worker_id ?? "");
+    await expect.poll(() => requestsOf(modelId).summaries.length, { timeout: 30_000 }).toBe(1);
+    const worker = await platform.wakeWorker(id);
+    const victim = platform.app(worker);
     victim.kill("SIGKILL");
     await victim.exited;
     // Nothing of the compaction was committed by the killed wake.
@@ -261,7 +253,7 @@ describe("context compaction", () => {
     const last = requestsOf(modelId).own.at(-1);
     expect(bodyText(last)).toContain("Fake summary");
     expect(bodyText(last)).not.toContain("pppppppp");
-    await platform.startWorker(wake.worker_id ?? "");
+    await platform.startWorker(worker);
   }, 120_000);
 
   it("refuses a threshold past the model's window and a kept tail as large as the threshold (400)", async () => {
