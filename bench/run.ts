@@ -290,7 +290,7 @@ if (only.has("requests")) {
 
 if (only.has("compaction")) {
   const { runCompactionBench } = await import("../apps/harness-worker/bench/compaction-bench");
-  const compaction = runCompactionBench(values.quick ? { samples: 3 } : {});
+  const compaction = runCompactionBench(values.quick ? { samples: 5 } : {});
   results.compaction = compaction;
   const limit = compaction.threshold + compaction.turnTokens;
   for (const [name, variant] of [

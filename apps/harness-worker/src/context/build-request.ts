@@ -11,7 +11,8 @@ import { LRUCache } from "lru-cache";
 import type { SessionView } from "../session/session-view";
 import type { WakeSettings } from "../wake-settings";
 import { type CompactionPayload, estimateTokens, fitToBudget, History } from "./assemble-context";
-import { type CompactionPlan, planCompaction } from "./compaction-plan";
+import { type CompactionPlan, compactionEvent, planCompaction } from "./compaction-plan";
+import { SUMMARY_MAX_TOKENS } from "./summary-request";
 
 // A wake computes its tools before each model request and again at execution; within one wake only the
 // sandbox status (and the MCP listing its start commits) can change them, so each view keeps one set per
@@ -158,12 +159,15 @@ export function pendingCompaction(view: SessionView, settings: WakeSettings): Pe
   const { events, cleared, fromSeq, summary } = history.compactable;
   const plan = planCompaction(management, { events, cleared, fromSeq, requestTokens: tokensBefore });
   if (plan === null) return null;
-  return {
-    plan,
-    previousSummary: summary,
-    tokensBefore,
-    tokensAfter: (compaction) => fixed + sum(history.withCompaction(compaction).messages().tokens),
-  };
+  const tokensAfter = (compaction: CompactionPayload) =>
+    fixed + sum(history.withCompaction(compaction).messages().tokens);
+  // A summary as long as one may be that leaves the request no smaller (what it would replace is
+  // short, the kept turn is what is large) would be asked for again at every request: not worth one.
+  if (plan.strategy === "summary") {
+    const longest = { text: "x".repeat(SUMMARY_MAX_TOKENS * 4), model: "" };
+    if (tokensAfter(compactionEvent(plan, longest, { before: 0, after: 0 })) >= tokensBefore) return null;
+  }
+  return { plan, previousSummary: summary, tokensBefore, tokensAfter };
 }
 
 function sum(counts: readonly number[]): number {
