@@ -8,12 +8,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // Each test has its own agent, whose model id names the test's requests at the fake.
 
 let platform: Platform;
+/** The operator's `llm_generate` "low" model, which agents with `summary_model: "low"` summarise with. */
+const SUMMARY_MODEL = "fake-summary-low";
 
 beforeAll(async () => {
   platform = await Platform.start({
     workers: 2,
     env: { LEASE_SWEEP_INTERVAL_MS: "200", WAKE_REPUBLISH_AFTER_MS: "2000" },
-    workerEnv: { LEASE_TTL_MS: "1500", MODEL_RETRY_BASE_MS: "20", MODEL_RETRY_MAX_MS: "50" },
+    workerEnv: {
+      LEASE_TTL_MS: "1500",
+      MODEL_RETRY_BASE_MS: "20",
+      MODEL_RETRY_MAX_MS: "50",
+      LLM_MODEL_LOW: SUMMARY_MODEL,
+    },
   });
 }, 120_000);
 
@@ -185,12 +192,13 @@ describe("context compaction", () => {
     expect(events[0]).toMatchObject({ type: "user.message" });
   }, 120_000);
 
-  it("sends the summary and the kept turns in the Anthropic format", async () => {
+  it("sends the summary, written by the operator's llm_generate tier, and the kept turns in the Anthropic format", async () => {
     const modelId = "fake-compact-claude";
     const agentId = await agent("anthropic", modelId, {
       threshold_tokens: 4_000,
       keep_recent_tokens: 3_500,
       clear_tool_results: false,
+      summary_model: "low",
     });
     const id = await session(agentId);
     // ~3 000 tokens each; the fake's summary names the last user line, the tag, not the filler.
@@ -198,10 +206,16 @@ describe("context compaction", () => {
     await platform.turn(id, [say(`second\n${"z".repeat(12_000)}`)]);
     const events = await platform.events(id);
     const compaction = events.find((event) => event.type === "session.compaction");
-    expect(compaction).toMatchObject({ strategy: "summary", replaces: { from_seq: 1 } });
+    expect(compaction).toMatchObject({
+      strategy: "summary",
+      replaces: { from_seq: 1 },
+      model: SUMMARY_MODEL,
+    });
     if (compaction?.type !== "session.compaction") return;
-    const { own, summaries } = requestsOf(modelId);
+    const { own } = requestsOf(modelId);
+    const summaries = requestsOf(SUMMARY_MODEL).summaries;
     expect(summaries).toHaveLength(1);
+    expect(summaries[0]?.protocol).toBe("anthropic");
     expect(bodyText(summaries[0])).toContain("user: first");
     const last = own.at(-1) as RecordedRequest;
     const messages = (last.body as { messages: AnthropicMessage[] }).messages;
