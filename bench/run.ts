@@ -18,7 +18,7 @@ import { runStreamingBench } from "./streaming-bench";
 import { runSubSessionBench } from "./sub-session-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,promptcache]; `--only console`
+// npm run bench [-- --quick] [-- --only session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,promptcache,compaction]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `browser` (the browser tools in the sandbox image with Chromium, browser-bench.ts) needs that image.
 // `session` is the platform end to end, after the machine's floor (machine-floor.ts: a Postgres
@@ -32,6 +32,8 @@ import { runWebBench } from "./web-bench";
 // (streaming-bench.ts; `--provider` applies).
 // `promptcache` counts issue #29's prompt-caching figures for a 20-step tool session, caching off
 // (before) and on (after) in one run (prompt-cache-bench.ts).
+// `compaction` runs a 500-turn session with large tool outputs through the harness's context code
+// without and with context compaction (apps/harness-worker/bench/compaction-bench.ts).
 // The services run compiled, as in production: `npm run bench` builds them first (`npm run build`).
 // Writes bench/results/<timestamp>.json and latest.json, and prints a table. Medians and tails
 // come from one run on one machine: compare ratios within a run, not absolute numbers across runs.
@@ -49,7 +51,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,promptcache",
+        "session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,promptcache,compaction",
     },
   },
 });
@@ -304,6 +306,45 @@ if (only.has("requests")) {
   const label = `${requests.turns}-turn history, ${requests.tools} tools, ${requests.bodyBytes} bytes`;
   latency(`Anthropic request body, SDK stringify, ${label} (ms)`, requests.sdkStringifyMs);
   latency(`Anthropic request body, cached bytes, ${label} (ms)`, requests.cachedBytesMs);
+}
+
+if (only.has("compaction")) {
+  const { runCompactionBench } = await import("../apps/harness-worker/bench/compaction-bench");
+  const compaction = runCompactionBench(values.quick ? { samples: 5 } : {});
+  results.compaction = compaction;
+  const limit = compaction.threshold + compaction.turnTokens;
+  for (const [name, variant] of [
+    ["before (no context_management)", compaction.before],
+    ["after (threshold 40 000)", compaction.after],
+  ] as const) {
+    value(
+      `compaction ${name}: ${compaction.turns}-turn session, largest request (tokens, ${variant.compactions} compactions)`,
+      String(variant.maxRequestTokens),
+      `≤ ${limit} (threshold + one turn)`,
+      variant.maxRequestTokens <= limit,
+    );
+    const first = variant.wakeStart[0];
+    for (const point of variant.wakeStart) {
+      latency(`compaction ${name}: wake start at ${point.turns} turns (ms)`, point.ms);
+      value(`  first request body at ${point.turns} turns (bytes)`, String(point.bytes));
+    }
+    const last = variant.wakeStart.at(-1);
+    if (first !== undefined && last !== undefined) {
+      value(
+        `  wake start flat, ${last.turns} vs ${first.turns} turns: p50 ms ratio`,
+        (last.ms.p50 / first.ms.p50).toFixed(2),
+        "≤ 2",
+        last.ms.p50 <= 2 * first.ms.p50,
+      );
+      const middle = variant.wakeStart[1] ?? first;
+      value(
+        `  request bytes flat, ${last.turns} vs ${middle.turns} turns: ratio`,
+        (last.bytes / middle.bytes).toFixed(2),
+        "≤ 1.25",
+        last.bytes <= 1.25 * middle.bytes,
+      );
+    }
+  }
 }
 
 if (only.has("modelhttp")) {

@@ -94,6 +94,37 @@ describe("describeEvent", () => {
     ).toBe("usage: 120 in, 40 out");
   });
 
+  it("says what a context compaction replaced and what it saved", () => {
+    const compaction = {
+      type: "session.compaction",
+      replaces: { from_seq: 1, to_seq: 31 },
+      tokens_before: 41_000,
+      tokens_after: 9_500,
+    };
+    expect(
+      describeEvent(
+        event({
+          ...compaction,
+          strategy: "summary",
+          summary: "The user asked.",
+          cleared_tool_results: [],
+          model: "m",
+        }),
+      ),
+    ).toBe("context compacted: events 1–31 summarised by m (41000 → 9500 tokens): The user asked.");
+    expect(
+      describeEvent(
+        event({
+          ...compaction,
+          strategy: "clear_tool_results",
+          summary: null,
+          cleared_tool_results: [{ tool_use_id: "sevt_3", name: "read_file", chars: 9_000 }],
+          model: null,
+        }),
+      ),
+    ).toBe("context compacted: 1 older tool results cleared (events 1–31; 41000 → 9500 tokens)");
+  });
+
   it("prefixes tail lines with seq and type", () => {
     expect(tailLine(event({ type: "session.status_running" }))).toBe("[7] session.status_running  running");
   });

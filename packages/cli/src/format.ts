@@ -1,6 +1,7 @@
 import {
   type Agent,
   type Content,
+  type EventOf,
   microUsdText,
   type PendingAction,
   type Session,
@@ -134,6 +135,8 @@ export function describeEvent(event: SessionEvent): string {
       return `wake queued (${event.reason}) for ${event.due_at}`;
     case "session.memory_recalled":
       return `recalled ${event.hits.map((hit) => `${hit.store}/${hit.target}`).join(", ") || "no memory"}`;
+    case "session.compaction":
+      return compactionLine(event);
     case "mcp.tools_listed":
       return `MCP tools listed: ${event.servers
         .map((server) =>
@@ -156,6 +159,14 @@ export function describeEvent(event: SessionEvent): string {
 /** A new event type fails to compile above; at run time a newer server's event still prints. */
 function unknownEvent(event: never): string {
   return (event as { type: string }).type;
+}
+
+function compactionLine(event: EventOf<"session.compaction">): string {
+  const { from_seq, to_seq } = event.replaces;
+  const saved = `${event.tokens_before} → ${event.tokens_after} tokens`;
+  if (event.summary === null)
+    return `context compacted: ${event.cleared_tool_results.length} older tool results cleared (events ${from_seq}–${to_seq}; ${saved})`;
+  return `context compacted: events ${from_seq}–${to_seq} summarised by ${event.model ?? "the model"} (${saved}): ${truncate(event.summary)}`;
 }
 
 function permissionNote(permission: "allow" | "ask" | "deny"): string {

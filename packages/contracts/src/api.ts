@@ -44,6 +44,28 @@ export const CustomToolSpec = z.strictObject({
 export const AgentTool = z.discriminatedUnion("type", [BuiltinToolset, CustomToolSpec]);
 export type AgentTool = z.infer<typeof AgentTool>;
 
+/**
+ * When and how a long session's older history is compacted (docs/context-management.md). Absent: off,
+ * and a history past the model's window loses its oldest turns from requests (the events stay).
+ */
+export const ContextManagement = z.strictObject({
+  /** A request estimated past this many tokens (system, tools and history) compacts first. */
+  threshold_tokens: z.number().int().min(1_000).max(2_000_000),
+  /** The newest history kept as it is (at turn boundaries, so a call keeps its result); the rest is compacted. */
+  keep_recent_tokens: z.number().int().min(0).max(2_000_000).default(8_000),
+  /**
+   * Who writes the summary: the agent's own model, or the model the operator maps to that
+   * `llm_generate` intelligence level (`LLM_MODEL_LOW`…; the agent's when none is), at the agent's provider.
+   */
+  summary_model: z.enum(["agent", "low", "medium", "high"]).default("agent"),
+  /**
+   * First clear the results of older tool calls (each replaced by a stub naming the tool and its
+   * size); summarise only when that is not enough.
+   */
+  clear_tool_results: z.boolean().default(true),
+});
+export type ContextManagement = z.infer<typeof ContextManagement>;
+
 export const AgentSpec = z.strictObject({
   name: z.string().min(1).max(200),
   model: ModelConfig,
@@ -54,6 +76,7 @@ export const AgentSpec = z.strictObject({
   tool_policy: ToolPolicy.default({}),
   budget: Budget.default({ max_total_tokens: null }),
   loop_detection: LoopDetectionConfig.default(LoopDetectionConfig.parse({})),
+  context_management: ContextManagement.optional(),
   metadata: Metadata.default({}),
 });
 export type AgentSpec = z.infer<typeof AgentSpec>;

@@ -268,6 +268,31 @@ export const SessionMemoryRecalled = z.object({
   dropped: z.number().int().nonnegative(),
 });
 
+/**
+ * Older history compacted so the session's requests stay under its agent's `context_management`
+ * threshold (docs/context-management.md). The events stay as they are; from this event on, requests
+ * carry what it says in place of the events up to `replaces.to_seq`: with `summary`, that text (which
+ * folds in any earlier summary) and then the history after `to_seq`; with `cleared_tool_results`, those
+ * results as stubs saying what they were.
+ */
+export const SessionCompaction = z.object({
+  type: z.literal("session.compaction"),
+  strategy: z.enum(["clear_tool_results", "summary"]),
+  /** The summary of the history up to `replaces.to_seq`; null when only tool results were cleared. */
+  summary: z.string().nullable(),
+  /** The events this compaction stands for, whole turns (a call is never apart from its result). */
+  replaces: z.object({ from_seq: z.number().int().positive(), to_seq: z.number().int().positive() }),
+  /** Tool results replaced by a stub, with what they were. */
+  cleared_tool_results: z.array(
+    z.object({ tool_use_id: Id, name: z.string(), chars: z.number().int().nonnegative() }),
+  ),
+  /** The next request's estimate before and after. */
+  tokens_before: z.number().int().nonnegative(),
+  tokens_after: z.number().int().nonnegative(),
+  /** The model that wrote the summary; null when none did. */
+  model: z.string().nullable(),
+});
+
 // ---- spans ------------------------------------------------------------------------------------
 
 export const SpanModelRequestStart = z.object({
@@ -311,6 +336,7 @@ export const EventPayload = z.discriminatedUnion("type", [
   SessionWakeQueued,
   SandboxStatus,
   SessionMemoryRecalled,
+  SessionCompaction,
   SpanModelRequestStart,
   SpanModelRequestEnd,
 ]);

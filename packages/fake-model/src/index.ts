@@ -8,7 +8,12 @@ export {
 export { FAKE_EMBEDDING_DIMENSIONS, fakeEmbedding } from "./embeddings-protocol";
 export type { AnthropicCacheOptions } from "./prompt-cache";
 export { estimateTokens } from "./reply-plan";
-export type { FakeRequestView, FakeToolResult, WireProtocol } from "./request-view";
+export {
+  type FakeRequestView,
+  type FakeToolResult,
+  SUMMARY_REQUEST_MARKER,
+  type WireProtocol,
+} from "./request-view";
 export {
   type DefaultTurn,
   type ErrorTurn,

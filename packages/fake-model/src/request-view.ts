@@ -16,6 +16,12 @@ export interface FakeRequestView {
   /** Names of the tools the request offers, in its order. */
   toolNames: string[];
   /**
+   * Whether the system prompt opens with SUMMARY_REQUEST_MARKER: the harness asks for a summary of
+   * older history (context compaction). The server answers it with `summaryTurn` unless a scripted
+   * turn's `match` accepts it.
+   */
+  summaryRequest: boolean;
+  /**
    * Characters of prompt material (system, messages, tools), for the token estimate. Counted on first
    * read: it re-serialises the whole request, and a scripted turn with its own usage never asks.
    */
@@ -46,6 +52,9 @@ function namesOf<T>(tools: unknown[] | undefined, tool: z.ZodType<T>, name: (par
     return parsed.success ? [name(parsed.data)] : [];
   });
 }
+
+/** The first line of the harness's summary requests (its `SUMMARY_REQUEST_MARKER`). */
+export const SUMMARY_REQUEST_MARKER = "[context compaction]";
 
 const Block = z.looseObject({ type: z.string() });
 const TextPart = z.object({ type: z.literal("text"), text: z.string() });
@@ -171,6 +180,7 @@ export function viewAnthropicRequest(body: unknown, bodyOf: () => unknown = () =
         lastUserText: lastUserText(messages),
         toolResults,
         toolNames: namesOf(parsed.data.tools, AnthropicTool, (tool) => tool.name),
+        summaryRequest: textOf(parsed.data.system).startsWith(SUMMARY_REQUEST_MARKER),
       },
       bodyOf,
     ),
@@ -221,6 +231,11 @@ export function viewOpenAIRequest(body: unknown, bodyOf: () => unknown = () => b
         lastUserText: lastUserText(messages),
         toolResults,
         toolNames: namesOf(parsed.data.tools, OpenAITool, (tool) => tool.function.name),
+        summaryRequest: messages.some(
+          (message) =>
+            (message.role === "system" || message.role === "developer") &&
+            textOf(message.content).startsWith(SUMMARY_REQUEST_MARKER),
+        ),
       },
       bodyOf,
     ),

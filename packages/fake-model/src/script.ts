@@ -88,9 +88,28 @@ export const ScriptFile = z.object({
 
 export const OK_TURN: TextTurn = { text: "ok" };
 
-/** Takes the answering turn out of `queue` (mutating it) or falls back to the default. */
+/**
+ * Takes the answering turn out of `queue` (mutating it) or falls back to the default. A summary
+ * request (context compaction) is answered by a turn whose `match` accepts it, else by `summaryTurn`:
+ * a script written for a session's own requests is not consumed by its compactions.
+ */
 export function takeTurn(queue: Turn[], defaultTurn: DefaultTurn, request: FakeRequestView): Turn {
-  const index = queue.findIndex((turn) => turn.match === undefined || turn.match(request));
+  const index = queue.findIndex((turn) =>
+    turn.match === undefined ? !request.summaryRequest : turn.match(request),
+  );
   if (index >= 0) return queue.splice(index, 1)[0] as Turn;
+  if (request.summaryRequest) return summaryTurn(request);
   return typeof defaultTurn === "function" ? defaultTurn(request) : defaultTurn;
+}
+
+/**
+ * The fake's summary: deterministic, naming how much it stands for and the transcript's last user
+ * line, so tests can find it in later requests.
+ */
+export function summaryTurn(request: FakeRequestView): TextTurn {
+  const lines = request.lastUserText.split("\n");
+  const lastUser = lines.findLast((line) => line.startsWith("user: ")) ?? "user: (none)";
+  return {
+    text: `Fake summary of ${lines.length} transcript lines. Last user line: ${lastUser.slice("user: ".length, 200)}`,
+  };
 }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SUMMARY_REQUEST_MARKER } from "./request-view";
 import { type FakeModelServer, startFakeModelServer } from "./server";
 
 let fake: FakeModelServer;
@@ -432,5 +433,61 @@ describe("OpenAI Embeddings endpoint", () => {
     expect((await post("/v1/embeddings", { model: "m", input: "x" })).status).toBe(503);
     expect((await post("/v1/embeddings", { model: "m", input: "x" })).status).toBe(503);
     expect((await post("/v1/embeddings", { model: "m", input: "x" })).status).toBe(200);
+  });
+});
+
+describe("summary requests (context compaction)", () => {
+  const transcript = "Summarise this conversation:\n\nuser: first\nagent: ok\nuser: deploy the site";
+
+  it("answers them in both wire formats, streaming, without taking the script's next turn", async () => {
+    fake.enqueue({ text: "scripted answer" });
+    const anthropic = await post(
+      "/v1/messages",
+      anthropicBody({
+        stream: true,
+        system: `${SUMMARY_REQUEST_MARKER}\nYou write the summary.`,
+        messages: [{ role: "user", content: transcript }],
+      }),
+    );
+    const deltas = sseFrames(await anthropic.text())
+      .map((frame) => JSON.parse(frame.data))
+      .filter((event) => event.type === "content_block_delta")
+      .map((event) => event.delta.text)
+      .join("");
+    expect(deltas).toBe("Fake summary of 5 transcript lines. Last user line: deploy the site");
+
+    const openai = await post(
+      "/v1/chat/completions",
+      openaiBody({
+        stream: true,
+        messages: [
+          { role: "system", content: `${SUMMARY_REQUEST_MARKER}\nYou write the summary.` },
+          { role: "user", content: transcript },
+        ],
+      }),
+    );
+    const text = sseFrames(await openai.text())
+      .filter((frame) => frame.data !== "[DONE]")
+      .map((frame) => JSON.parse(frame.data).choices[0]?.delta?.content ?? "")
+      .join("");
+    expect(text).toBe("Fake summary of 5 transcript lines. Last user line: deploy the site");
+
+    // The scripted turn is still there for the session's own request.
+    const own = await post("/v1/messages", anthropicBody());
+    expect(((await own.json()) as { content: Array<{ text: string }> }).content[0]?.text).toBe(
+      "scripted answer",
+    );
+  });
+
+  it("lets a scripted turn that matches a summary request answer it (a hang, an error)", async () => {
+    fake.enqueue({ text: "own" });
+    fake.enqueue({ match: (request) => request.summaryRequest, text: "scripted summary" });
+    const res = await post(
+      "/v1/messages",
+      anthropicBody({ system: SUMMARY_REQUEST_MARKER, messages: [{ role: "user", content: transcript }] }),
+    );
+    expect(((await res.json()) as { content: Array<{ text: string }> }).content[0]?.text).toBe(
+      "scripted summary",
+    );
   });
 });

@@ -189,6 +189,27 @@ describe("reduceSessionState", () => {
     expect(fold(events).last_seq).toBe(6);
   });
 
+  it("passes a context compaction through: only last_seq moves, and replays the same", () => {
+    const before = fold([
+      { id: "m1", type: "user.message", content: text("a") },
+      { id: "a1", type: "agent.message", content: text("b") },
+    ]);
+    const compaction: EventPayload & { id: string } = {
+      id: "c",
+      type: "session.compaction",
+      strategy: "summary",
+      summary: "the user said a",
+      replaces: { from_seq: 1, to_seq: 1 },
+      cleared_tool_results: [],
+      tokens_before: 10,
+      tokens_after: 5,
+      model: "m",
+    };
+    const after = fold([compaction], before);
+    expect(after).toEqual({ ...before, last_seq: 3 });
+    expect(JSON.stringify(fold([compaction], before))).toBe(JSON.stringify(after));
+  });
+
   it("stops answered calls that have not run when the user interrupts, and wakes nothing for them", () => {
     const answered = fold([
       { id: "t1", type: "agent.tool_use", name: "set_state", input: {}, evaluated_permission: "ask" },

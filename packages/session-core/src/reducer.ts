@@ -159,6 +159,8 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
     case "agent.ui_message":
     case "agent.ui_blocks":
     case "session.memory_recalled":
+    // What a request carries changes, not the session's state: the harness reads it from the history.
+    case "session.compaction":
       return next;
     case "sandbox.status":
       return { ...next, sandbox_status: event.status };

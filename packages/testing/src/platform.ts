@@ -264,6 +264,17 @@ export class Platform {
     return app;
   }
 
+  /** The name of the harness worker running the session's open wake (to kill it mid-wake). */
+  async wakeWorker(sessionId: string): Promise<string> {
+    const wake = await this.db
+      .selectFrom("wakes")
+      .select(["worker_id"])
+      .where("session_id", "=", sessionId)
+      .where("status", "=", "running")
+      .executeTakeFirstOrThrow();
+    return wake.worker_id ?? "";
+  }
+
   /** Scrapes the `GET /metrics` endpoint of one app (by name, or a worker's name), on the port it logged. */
   async metrics(name: string): Promise<PromScrape> {
     const ready = await this.app(name).record("ready", READY_TIMEOUT_MS);

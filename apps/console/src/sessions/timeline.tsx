@@ -66,6 +66,41 @@ export function Timeline({ events, preview }: { events: SessionEvent[]; preview:
   );
 }
 
+/** What a compaction did to the context later requests carry; the events it stands for stay above. */
+function Compaction({ event }: { event: Extract<SessionEvent, { type: "session.compaction" }> }) {
+  const { from_seq, to_seq } = event.replaces;
+  const cleared = event.cleared_tool_results;
+  return (
+    <div className="compaction">
+      <p>
+        Context compacted: events #{from_seq}–#{to_seq}{" "}
+        {event.summary === null
+          ? "kept with older tool results cleared"
+          : `summarised by ${event.model ?? "the model"}`}
+        , {event.tokens_before} → {event.tokens_after} tokens.
+      </p>
+      {event.summary !== null && (
+        <details>
+          <summary>Summary</summary>
+          <pre>{event.summary}</pre>
+        </details>
+      )}
+      {cleared.length > 0 && (
+        <details>
+          <summary>{cleared.length} tool results cleared</summary>
+          <ul>
+            {cleared.map((result) => (
+              <li key={result.tool_use_id}>
+                <code>{result.name}</code> ({result.chars} characters, {result.tool_use_id})
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </div>
+  );
+}
+
 function EventBody({ event, result }: { event: SessionEvent; result: ResultEvent | undefined }) {
   switch (event.type) {
     case "user.message":
@@ -105,6 +140,8 @@ function EventBody({ event, result }: { event: SessionEvent; result: ResultEvent
           {event.deny_message && `: ${event.deny_message}`}
         </p>
       );
+    case "session.compaction":
+      return <Compaction event={event} />;
     case "session.status_idle":
       return <p>Stopped: {event.stop_reason.type}</p>;
     case "session.status_terminated":

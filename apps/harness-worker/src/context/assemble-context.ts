@@ -1,4 +1,10 @@
-import { type Content, type SessionEvent, textContent } from "@wakeloop/contracts";
+import {
+  type Content,
+  type EventOf,
+  type PayloadOf,
+  type SessionEvent,
+  textContent,
+} from "@wakeloop/contracts";
 import type { ModelAssistantPart, ModelMessage, ModelToolResult } from "@wakeloop/model-providers";
 import { outcomeMessage } from "@wakeloop/session-core";
 
@@ -14,8 +20,17 @@ export const MISSING_RESULT = "No result was recorded for this call.";
 export class History {
   /** Events added so far. */
   seen = 0;
-  private readonly closed: ModelMessage[] = [];
-  private readonly closedTokens: number[] = [];
+  /**
+   * The conversation's events after the last summary (a `session.compaction` with one), which a later
+   * compaction rebuilds the messages from; the summary and the cleared results stand for the rest.
+   */
+  private retained: ConversationEvent[] = [];
+  private summary: { text: string; toSeq: number } | null = null;
+  private readonly cleared = new Map<string, ClearedResult>();
+  /** A compaction came after the messages were built: they are rebuilt before they are read. */
+  private stale = false;
+  private closed: ModelMessage[] = [];
+  private closedTokens: number[] = [];
   private assistant: ModelAssistantPart[] | null = null;
   private results = new Map<string, ModelToolResult>();
   private openCalls: string[] = [];
@@ -29,6 +44,69 @@ export class History {
 
   add(event: SessionEvent): void {
     this.seen += 1;
+    if (event.type === "session.compaction") {
+      this.compact(event);
+      return;
+    }
+    if (isConversation(event)) this.retained.push(event);
+    if (!this.stale) this.convert(event);
+  }
+
+  /** What compaction has to go on: the events after the last summary, and the results already cleared. */
+  get compactable(): {
+    events: readonly ConversationEvent[];
+    cleared: ReadonlySet<string>;
+    fromSeq: number;
+    summary: string | null;
+  } {
+    return {
+      events: this.retained,
+      summary: this.summary?.text ?? null,
+      cleared: new Set(this.cleared.keys()),
+      fromSeq: (this.summary?.toSeq ?? 0) + 1,
+    };
+  }
+
+  /** A copy of this history with `compaction` applied, to measure what it would leave. */
+  withCompaction(compaction: CompactionPayload): History {
+    const copy = new History();
+    copy.seen = this.seen;
+    copy.retained = [...this.retained];
+    copy.summary = this.summary;
+    for (const [id, result] of this.cleared) copy.cleared.set(id, result);
+    copy.compact(compaction);
+    return copy;
+  }
+
+  /**
+   * Applies a compaction: the results it cleared become stubs and, with a summary, the events it
+   * replaces give way to it. The messages are rebuilt from what remains when next asked for, so a
+   * history read whole (a wake's start) rebuilds once, not at each of its compactions.
+   */
+  private compact(compaction: CompactionPayload): void {
+    for (const result of compaction.cleared_tool_results) this.cleared.set(result.tool_use_id, result);
+    if (compaction.summary !== null) {
+      const toSeq = compaction.replaces.to_seq;
+      this.summary = { text: compaction.summary, toSeq };
+      this.retained = this.retained.filter((event) => event.seq > toSeq);
+    }
+    this.stale = true;
+  }
+
+  private rebuild(): void {
+    this.stale = false;
+    this.closed = [];
+    this.closedTokens = [];
+    this.assistant = null;
+    this.results = new Map();
+    this.openCalls = [];
+    this.deferredUser = [];
+    this.open = null;
+    if (this.summary !== null) this.keep({ role: "user", content: summaryContent(this.summary) });
+    for (const event of this.retained) this.convert(event);
+  }
+
+  private convert(event: SessionEvent): void {
     switch (event.type) {
       case "user.message":
         this.addUser(event.content);
@@ -69,6 +147,7 @@ export class History {
 
   /** The history as a provider sees it now (the open turn closed), with each message's token estimate. */
   messages(): { messages: ModelMessage[]; tokens: number[] } {
+    if (this.stale) this.rebuild();
     const open = this.openTurn();
     return {
       messages: [...this.closed, ...open.messages],
@@ -134,8 +213,63 @@ export class History {
   }
 
   private addResult(id: string, content: Content, isError: boolean): void {
-    if (this.openCalls.includes(id)) this.results.set(id, { toolCallId: id, content, isError });
+    if (!this.openCalls.includes(id)) return;
+    const cleared = this.cleared.get(id);
+    this.results.set(id, {
+      toolCallId: id,
+      content: cleared === undefined ? content : textContent(clearedStub(cleared)),
+      isError,
+    });
   }
+}
+
+export type CompactionPayload = PayloadOf<"session.compaction">;
+export type ClearedResult = CompactionPayload["cleared_tool_results"][number];
+
+/** The events a request's conversation is made of; the rest (status, usage, spans…) are not sent. */
+export type ConversationEvent = EventOf<
+  | "user.message"
+  | "user.define_outcome"
+  | "agent.message"
+  | "agent.tool_use"
+  | "agent.mcp_tool_use"
+  | "agent.custom_tool_use"
+  | "agent.tool_result"
+  | "agent.mcp_tool_result"
+  | "user.custom_tool_result"
+>;
+
+export function isConversation(event: SessionEvent): event is ConversationEvent {
+  switch (event.type) {
+    case "user.message":
+    case "user.define_outcome":
+    case "agent.message":
+    case "agent.tool_use":
+    case "agent.mcp_tool_use":
+    case "agent.custom_tool_use":
+    case "agent.tool_result":
+    case "agent.mcp_tool_result":
+    case "user.custom_tool_result":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** What a cleared tool result says in its place: enough for the model to call again if it needs it. */
+export function clearedStub(result: ClearedResult): string {
+  return `[Result of ${result.name} cleared to save context: it was ${result.chars} characters. Call the tool again if you need it.]`;
+}
+
+/**
+ * The summary as the request's first message, a user turn: it stands for what the user and the agent
+ * said before, and a provider wants a conversation to open with the user. It changes only at the next
+ * summary, so what follows it stays a stable prefix between compactions.
+ */
+function summaryContent(summary: { text: string; toSeq: number }): Content {
+  return textContent(
+    `[Summary of the conversation before this point (events 1–${summary.toSeq}), written when it grew past the context threshold]\n\n${summary.text}`,
+  );
 }
 
 /** The whole history of `events` at once. */

@@ -3,7 +3,7 @@ import { initialSessionState } from "@wakeloop/session-core";
 import { describe, expect, it } from "vitest";
 import { SessionView } from "../session/session-view";
 import type { WakeSettings } from "../wake-settings";
-import { buildModelRequest, continueConversation, conversationOf } from "./build-request";
+import { buildModelRequest, continueConversation, conversationOf, pendingCompaction } from "./build-request";
 
 // Only the platform tool settings enter a request's tool set.
 const settings = {
@@ -118,5 +118,55 @@ describe("buildModelRequest's prompt caching", () => {
   it("asks for none when the operator turned caching off", () => {
     const off = { ...settings, promptCache: null } as WakeSettings;
     expect(buildModelRequest(sessionOf(1), off).request.cache).toBeUndefined();
+  });
+});
+
+describe("pendingCompaction", () => {
+  const managed = {
+    context_management: { threshold_tokens: 2_000, keep_recent_tokens: 1_000 },
+    tool_policy: { allow: ["get_state"] },
+  };
+  const say = (seq: number, type: "user.message" | "agent.message", text: string) =>
+    ({
+      id: `e${seq}`,
+      seq,
+      session_id: "sesn_1",
+      processed_at: null,
+      created_at: "2026-12-06T00:00:00.000Z",
+      type,
+      content: [{ type: "text", text }],
+    }) as SessionEvent;
+
+  it("is none for an agent without context_management, however long the history", () => {
+    const view = wakeView();
+    view.apply([
+      say(1, "user.message", "a".repeat(40_000)),
+      say(2, "agent.message", "ok"),
+      say(3, "user.message", "b"),
+    ]);
+    expect(pendingCompaction(view, settings)).toBeNull();
+  });
+
+  it("summarises older turns past the threshold", () => {
+    const view = wakeView(managed);
+    view.apply([
+      say(1, "user.message", "a".repeat(12_000)),
+      say(2, "agent.message", "ok"),
+      say(3, "user.message", "b"),
+    ]);
+    const pending = pendingCompaction(view, settings);
+    // The long first message is summarised; the reply and the new message fit keep_recent_tokens.
+    expect(pending?.plan).toMatchObject({ strategy: "summary", fromSeq: 1, toSeq: 1 });
+    expect(pending?.tokensBefore).toBeGreaterThan(2_000);
+  });
+
+  it("asks for no summary that could leave the request no smaller (the kept turn is the large part)", () => {
+    const view = wakeView(managed);
+    view.apply([
+      say(1, "user.message", "a"),
+      say(2, "agent.message", "ok"),
+      say(3, "user.message", "b".repeat(40_000)),
+    ]);
+    expect(pendingCompaction(view, settings)).toBeNull();
   });
 });

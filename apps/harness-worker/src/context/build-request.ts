@@ -10,7 +10,9 @@ import {
 import { LRUCache } from "lru-cache";
 import type { SessionView } from "../session/session-view";
 import type { WakeSettings } from "../wake-settings";
-import { estimateTokens, fitToBudget, History } from "./assemble-context";
+import { type CompactionPayload, estimateTokens, fitToBudget, History } from "./assemble-context";
+import { type CompactionPlan, compactionEvent, planCompaction } from "./compaction-plan";
+import { SUMMARY_MAX_TOKENS } from "./summary-request";
 
 // A wake computes its tools before each model request and again at execution; within one wake only the
 // sandbox status (and the MCP listing its start commits) can change them, so each view keeps one set per
@@ -113,8 +115,8 @@ export function continueConversation(view: SessionView, conversation: History): 
   if (conversation.seen <= view.events.length) histories.set(view, conversation);
 }
 
-/** The view's history as messages, converting only the events committed since the last request. */
-function historyOf(view: SessionView): ReturnType<History["messages"]> {
+/** The view's history, converted up to its last event (only the events committed since the last request). */
+function conversation(view: SessionView): History {
   let history = histories.get(view);
   if (history === undefined) {
     history = new History();
@@ -125,7 +127,51 @@ function historyOf(view: SessionView): ReturnType<History["messages"]> {
     const event = events[index];
     if (event !== undefined) history.add(event);
   }
-  return history.messages();
+  return history;
+}
+
+function historyOf(view: SessionView): ReturnType<History["messages"]> {
+  return conversation(view).messages();
+}
+
+/** What compaction the next request needs first (docs/context-management.md), with its estimate. */
+export interface PendingCompaction {
+  plan: CompactionPlan;
+  /** The summary to fold into a new one, if an earlier compaction wrote one. */
+  previousSummary: string | null;
+  tokensBefore: number;
+  /** The next request's estimate with `compaction` applied. */
+  tokensAfter(compaction: CompactionPayload): number;
+}
+
+/**
+ * The compaction the next request needs, when the agent manages its context (`context_management`)
+ * and the request would pass its threshold; null otherwise. Cheap under the threshold: the estimate
+ * is the sum the history keeps per message.
+ */
+export function pendingCompaction(view: SessionView, settings: WakeSettings): PendingCompaction | null {
+  const management = view.agent.context_management;
+  if (management === undefined) return null;
+  const fixed = promptTokens(systemPrompt(view)) + toolSet(view, settings).wireTokens;
+  const history = conversation(view);
+  const tokensBefore = fixed + sum(history.messages().tokens);
+  if (tokensBefore <= management.threshold_tokens) return null;
+  const { events, cleared, fromSeq, summary } = history.compactable;
+  const plan = planCompaction(management, { events, cleared, fromSeq, requestTokens: tokensBefore });
+  if (plan === null) return null;
+  const tokensAfter = (compaction: CompactionPayload) =>
+    fixed + sum(history.withCompaction(compaction).messages().tokens);
+  // A summary as long as one may be that leaves the request no smaller (what it would replace is
+  // short, the kept turn is what is large) would be asked for again at every request: not worth one.
+  if (plan.strategy === "summary") {
+    const longest = { text: "x".repeat(SUMMARY_MAX_TOKENS * 4), model: "" };
+    if (tokensAfter(compactionEvent(plan, longest, { before: 0, after: 0 })) >= tokensBefore) return null;
+  }
+  return { plan, previousSummary: summary, tokensBefore, tokensAfter };
+}
+
+function sum(counts: readonly number[]): number {
+  return counts.reduce((total, count) => total + count, 0);
 }
 
 export function effectiveTools(view: SessionView, settings: WakeSettings): EffectiveToolSet {

@@ -22,6 +22,7 @@ import {
   type ToolCallUpdate,
 } from "@wakeloop/db";
 import type { MemoryClient } from "@wakeloop/memory-client";
+import type { ModelRequest } from "@wakeloop/model-providers";
 import type { SandboxClient } from "@wakeloop/sandbox-client";
 import { budgetExhausted, INTERRUPTED_BEFORE_RUN, unrunCallIds } from "@wakeloop/session-core";
 import {
@@ -33,6 +34,7 @@ import {
   GenAiOperation,
   type Logger,
 } from "@wakeloop/telemetry";
+import type { EffectiveToolSet } from "@wakeloop/tool-runtime";
 import type { Kysely } from "kysely";
 import { buildModelRequest, continueConversation, conversationOf } from "../context/build-request";
 import { learningDirectives } from "../context/learning-directive";
@@ -54,6 +56,7 @@ import { resultEvent } from "../tools/tool-outcome";
 import type { WebAccess } from "../tools/web-tools";
 import { secondsSince, type WakeMetrics } from "../wake-metrics";
 import type { WakeSettings } from "../wake-settings";
+import { compactContext } from "./compact-context";
 import { CostMeter } from "./cost-meter";
 import { ensureSandbox, needsSandbox } from "./ensure-sandbox";
 import { keepLease } from "./lease-keeper";
@@ -338,16 +341,32 @@ class Wake {
       await this.endForInterrupt();
       return null;
     }
-    const { request, effective } = buildModelRequest(this.view, this.deps.settings);
+    let request: ModelRequest;
+    let effective: EffectiveToolSet;
     let response: ModelResponse;
     try {
       // A refused endpoint or a missing key ends the turn with a session.error, like a failed call.
       if ("refusal" in client) throw client.refusal;
+      const hooks = {
+        onRetry: (error: WakeloopError, attempt: number, delayMs: number) =>
+          this.retrying(error, attempt, delayMs),
+      };
+      // Past the agent's context threshold, the history is compacted first (its own commit).
+      await compactContext({
+        ...this.deps,
+        view: this.view,
+        writer: this.writer,
+        client: client.resolved,
+        costs: this.costs,
+        signal: this.signals.stop,
+        hooks,
+      });
+      ({ request, effective } = buildModelRequest(this.view, this.deps.settings));
       response = await callModel(this.deps.tracer, client.resolved, request, {
         signal: this.signals.stop,
         retry: this.deps.settings.retry,
         metrics: this.deps.metrics,
-        hooks: { onRetry: (error, attempt, delayMs) => this.retrying(error, attempt, delayMs) },
+        hooks,
         onDelta: deltaPublisher(
           this.deps.bus,
           {
