@@ -151,7 +151,8 @@ describe("MCP servers through the services", () => {
   });
 
   it("lists, namespaces and normalizes the tools; a call asks first and runs once allowed", async () => {
-    const id = await session({ mcp_servers: [fixtureServer()] });
+    // Opted in eagerly, so the request carries every MCP tool (docs/tool-search.md).
+    const id = await session({ tool_policy: { also_allow: ["group:mcp"] }, mcp_servers: [fixtureServer()] });
     const before = await tools(id);
     expect(before.excluded).toContainEqual(
       expect.objectContaining({
@@ -206,6 +207,8 @@ describe("MCP servers through the services", () => {
 
   it("per-tool settings: one tool runs at once while another of the server asks; a disabled one is not offered", async () => {
     const id = await session({
+      // MCP tools wait for tool_search unless the agent opts them in (docs/tool-search.md).
+      tool_policy: { also_allow: ["group:mcp"] },
       mcp_servers: [
         fixtureServer({
           configs: [
