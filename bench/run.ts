@@ -14,9 +14,10 @@ import { runRequestBuildBench } from "./request-build-bench";
 import { runScheduleBench } from "./schedule-bench";
 import { runSessionBench } from "./session-bench";
 import { runSubSessionBench } from "./sub-session-bench";
+import { FIRST_TURN_TARGET, runToolSearchBench } from "./tool-search-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp]; `--only console`
+// npm run bench [-- --quick] [-- --only session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,toolsearch]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `browser` (the browser tools in the sandbox image with Chromium, browser-bench.ts) needs that image.
 // `session` is the platform end to end, after the machine's floor (machine-floor.ts: a Postgres
@@ -25,7 +26,8 @@ import { runWebBench } from "./web-bench";
 // (concurrency-bench.ts); with `--provider anthropic` its agents speak the Anthropic protocol to the
 // fake model. Each figure with a target in the issue is marked met or not. `requests` times the
 // encoding of one Anthropic request body (request-build-bench.ts); `modelhttp` the CPU of one streamed
-// model request, client and fake model apart (model-http-bench.ts).
+// model request, client and fake model apart (model-http-bench.ts). `toolsearch` counts the input
+// tokens of a default agent's one-line first turn before and after tool search (tool-search-bench.ts).
 // The services run compiled, as in production: `npm run bench` builds them first (`npm run build`).
 // Writes bench/results/<timestamp>.json and latest.json, and prints a table. Medians and tails
 // come from one run on one machine: compare ratios within a run, not absolute numbers across runs.
@@ -43,7 +45,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp",
+        "session,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,toolsearch",
     },
   },
 });
@@ -284,6 +286,20 @@ if (only.has("requests")) {
   const label = `${requests.turns}-turn history, ${requests.tools} tools, ${requests.bodyBytes} bytes`;
   latency(`Anthropic request body, SDK stringify, ${label} (ms)`, requests.sdkStringifyMs);
   latency(`Anthropic request body, cached bytes, ${label} (ms)`, requests.cachedBytesMs);
+}
+
+if (only.has("toolsearch")) {
+  // Counted, not timed (tool-search-bench.ts says how): a one-line first turn of a default agent.
+  const firstTurns = runToolSearchBench();
+  results.toolSearch = firstTurns;
+  for (const row of firstTurns) {
+    value(
+      `first turn input tokens, default agent, ${row.provider}, ${row.situation}: before (${row.before.tools} tools) → after (${row.after.tools} tools)`,
+      `${row.before.inputTokens} → ${row.after.inputTokens}`,
+      `after ≤ ${FIRST_TURN_TARGET}`,
+      row.after.inputTokens <= FIRST_TURN_TARGET,
+    );
+  }
 }
 
 if (only.has("modelhttp")) {
