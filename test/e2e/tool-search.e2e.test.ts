@@ -1,6 +1,11 @@
-import { randomBytes } from "node:crypto";
 import type { SessionEvent } from "@wakeloop/contracts";
-import { type McpFixture, Platform, startMcpFixture, toolResults } from "@wakeloop/testing";
+import {
+  type McpFixture,
+  mcpFixtureServer,
+  type Platform,
+  startMcpPlatform,
+  toolResults,
+} from "@wakeloop/testing";
 import { CORE_TOOLS, SessionToolSet, TOOL_SEARCH } from "@wakeloop/tool-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -11,19 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // on; a tool the policy denies is never found nor callable.
 // (Agent-defined tools: agent-tools.e2e.test.ts finds one with tool_search before running it.)
 
-const TOKEN = `mcp-secret-${randomBytes(12).toString("hex")}`;
 let fixture: McpFixture;
 let platform: Platform;
 
 beforeAll(async () => {
-  fixture = await startMcpFixture({ token: TOKEN });
-  platform = await Platform.start({
-    workers: 1,
-    // The fixture listens on 127.0.0.1: reaching it is the operator's explicit decision.
-    workerEnv: { MCP_ALLOWED_HOSTS: "127.0.0.1" },
-  });
-  const stored = await platform.request("PUT", "/v1/vault/secrets/fixture_token", { value: TOKEN });
-  expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+  ({ platform, fixture } = await startMcpPlatform({ workers: 1 }));
 }, 120_000);
 
 afterAll(async () => {
@@ -65,14 +62,7 @@ describe.each<Provider>(["openai_compatible", "anthropic"])("tool search (%s)", 
     const agent = await platform.createAgent({
       model: platform.fakeModel(provider),
       tool_policy: { deny: ["set_reminder"] },
-      mcp_servers: [
-        {
-          type: "url",
-          name: "fixture",
-          url: fixture.url,
-          headers: { Authorization: { secret: "fixture_token", prefix: "Bearer " } },
-        },
-      ],
+      mcp_servers: [mcpFixtureServer(fixture)],
     });
     const id = await platform.create("/v1/sessions", { agent });
 
