@@ -62,7 +62,9 @@ describe("offerTools", () => {
     );
     // The full profile opts every tool in: nothing deferred, so no search either.
     const full = offer({ profile: "full" });
-    expect(full.deferred).toEqual([]);
+    expect(full.deferred).toEqual([
+      expect.objectContaining({ tool: TOOL_SEARCH, rule: "nothing_to_search" }),
+    ]);
     expect(names(full.offered)).not.toContain(TOOL_SEARCH);
     expect(names(full.offered).length).toBe(full.tools.length - 1);
   });

@@ -96,13 +96,17 @@ export function offerTools(
         reason: `not in the core set nor opted in eagerly; ${TOOL_SEARCH} finds it`,
       });
   }
+  // Offered once anything is deferred or revealed (so it stays in place when the last deferred tool is
+  // revealed); with every tool up front there is nothing to find, and it waits like a deferred tool.
   if (deferred.length > 0 || later.size > 0) {
     base.push({
       tool: TOOL_SEARCH,
       rule: "search",
-      reason: `${deferred.length + later.size} tools are deferred; ${TOOL_SEARCH} finds them`,
+      reason: `finds the ${deferred.length} deferred tools`,
     });
     base.sort((a, b) => compareNames(a.tool, b.tool));
+  } else {
+    deferred.push({ tool: TOOL_SEARCH, rule: "nothing_to_search", reason: "every tool is offered up front" });
   }
   const appended = revealed.flatMap((name) => {
     const placement = later.get(name);
