@@ -16,9 +16,10 @@ import { runScheduleBench } from "./schedule-bench";
 import { runSessionBench } from "./session-bench";
 import { runStreamingBench } from "./streaming-bench";
 import { runSubSessionBench } from "./sub-session-bench";
+import { FIRST_TURN_TARGET, runToolSearchBench } from "./tool-search-bench";
 import { runWebBench } from "./web-bench";
 
-// npm run bench [-- --quick] [-- --only session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,promptcache,compaction]; `--only console`
+// npm run bench [-- --quick] [-- --only session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,promptcache,compaction,toolsearch]; `--only console`
 // (not in the default set: it needs Chromium) measures the web console's live timeline (console-bench.ts).
 // `browser` (the browser tools in the sandbox image with Chromium, browser-bench.ts) needs that image.
 // `session` is the platform end to end, after the machine's floor (machine-floor.ts: a Postgres
@@ -34,6 +35,8 @@ import { runWebBench } from "./web-bench";
 // (before) and on (after) in one run (prompt-cache-bench.ts).
 // `compaction` runs a 500-turn session with large tool outputs through the harness's context code
 // without and with context compaction (apps/harness-worker/bench/compaction-bench.ts).
+// `toolsearch` counts the input tokens of a default agent's one-line first turn before and after
+// tool search (tool-search-bench.ts).
 // The services run compiled, as in production: `npm run bench` builds them first (`npm run build`).
 // Writes bench/results/<timestamp>.json and latest.json, and prints a table. Medians and tails
 // come from one run on one machine: compare ratios within a run, not absolute numbers across runs.
@@ -51,7 +54,7 @@ const { values } = parseArgs({
     only: {
       type: "string",
       default:
-        "session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,promptcache,compaction",
+        "session,streaming,append,sandbox,metrics,schedule,navigation,outcomes,memory,web,agentsql,subsessions,retrieval,agenttools,browser,resources,mcp,requests,modelhttp,promptcache,compaction,toolsearch",
     },
   },
 });
@@ -344,6 +347,19 @@ if (only.has("compaction")) {
         last.bytes <= 1.25 * middle.bytes,
       );
     }
+  }
+}
+if (only.has("toolsearch")) {
+  // Counted, not timed (tool-search-bench.ts says how): a one-line first turn of a default agent.
+  const firstTurns = runToolSearchBench();
+  results.toolSearch = firstTurns;
+  for (const row of firstTurns) {
+    value(
+      `first turn input tokens, default agent, ${row.provider}, ${row.situation}: before (${row.before.tools} tools) → after (${row.after.tools} tools)`,
+      `${row.before.inputTokens} → ${row.after.inputTokens}`,
+      `after ≤ ${FIRST_TURN_TARGET}`,
+      row.after.inputTokens <= FIRST_TURN_TARGET,
+    );
   }
 }
 

@@ -3,8 +3,8 @@ import { Platform, toolResults } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Agent-defined tools, libraries and UI components through the services (issue #13): the agent saves
-// a tool and a library (each save asks first), the tool is offered from the next wake on (never in the
-// wake that saved it), runs with node in the session's own container (real Docker) requiring the
+// a tool and a library (each save asks first), the tool is callable from the next wake on (never in the
+// wake that saved it) and found there with tool_search, runs with node in the session's own container (real Docker) requiring the
 // library, and once disabled it is gone from the offered tools with the reason. A stored UI component
 // is rendered by name.
 
@@ -113,13 +113,22 @@ describe("agent-defined tools", () => {
         .some((_, index) => offered(first + index).includes("agent__double_it")),
     ).toBe(false);
 
-    // Next wake: offered, asks, runs in the session's container.
+    // Next wake: deferred until tool_search finds it (docs/tool-search.md), then offered after the
+    // tools the request already carried; it asks, and runs in the session's container.
     const second = platform.fake.requests.length;
-    platform.fake.enqueue({ toolCalls: [{ name: "agent__double_it", input: { n: 21 } }] }, { text: "42." });
+    platform.fake.enqueue(
+      { toolCalls: [{ name: "tool_search", input: { query: "double a number" } }] },
+      { toolCalls: [{ name: "agent__double_it", input: { n: 21 } }] },
+      { text: "42." },
+    );
     await platform.send(id, say("double 21"));
     idle = await platform.waitForIdle(id, "requires_action", idle.seq, 90_000);
-    expect(offered(second)).toContain("agent__double_it");
+    expect(offered(second)).not.toContain("agent__double_it");
+    expect(offered(second)).toContain("tool_search");
+    // Called by name in the first wake, so offered since.
     expect(offered(second)).toContain("create_tool");
+    expect(offered(second + 1).slice(0, offered(second).length)).toEqual(offered(second));
+    expect(offered(second + 1)).toContain("agent__double_it");
     events = await platform.events(id);
     const call = events.filter((event) => event.type === "agent.tool_use").at(-1);
     expect(call).toMatchObject({ name: "agent__double_it", evaluated_permission: "ask" });

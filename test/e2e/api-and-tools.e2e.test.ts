@@ -160,7 +160,7 @@ describe("tool runtime through the services", () => {
     await platform.waitForIdle(id, "end_turn");
     const body = platform.fake.requests[before]?.body as { tools?: Array<{ function: { name: string } }> };
     const sent = (body.tools ?? []).map((tool) => tool.function.name);
-    expect(sent).toEqual(offered);
+    expect(sent).toEqual((tools.body.offered as Array<{ tool: string }>).map((entry) => entry.tool));
     expect(sent).not.toContain("delete_state");
   });
 

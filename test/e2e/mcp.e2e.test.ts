@@ -1,7 +1,12 @@
-import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type McpFixture, Platform, startMcpFixture, toolResults } from "@wakeloop/testing";
+import {
+  type McpFixture,
+  mcpFixtureServer,
+  type Platform,
+  startMcpPlatform,
+  toolResults,
+} from "@wakeloop/testing";
 import { EffectiveToolSet, mcpToolName } from "@wakeloop/tool-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -10,19 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // always_ask by default, calls them through the egress guard with a credential from the tenant's
 // vault, and turns the server's errors, a restart mid-call and an interrupt into clear results.
 
-const TOKEN = `mcp-secret-${randomBytes(12).toString("hex")}`;
+let token: string;
 let fixture: McpFixture;
 let platform: Platform;
 
 beforeAll(async () => {
-  fixture = await startMcpFixture({ token: TOKEN });
-  platform = await Platform.start({
-    workers: 1,
-    // The fixture listens on 127.0.0.1: reaching it is the operator's explicit decision.
-    workerEnv: { MCP_ALLOWED_HOSTS: "127.0.0.1", LOG_LEVEL: "debug" },
-  });
-  const stored = await platform.request("PUT", "/v1/vault/secrets/fixture_token", { value: TOKEN });
-  expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+  ({ platform, fixture, token } = await startMcpPlatform({ workers: 1, workerEnv: { LOG_LEVEL: "debug" } }));
 }, 120_000);
 
 afterAll(async () => {
@@ -30,15 +28,7 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-function fixtureServer(fields: Record<string, unknown> = {}) {
-  return {
-    type: "url",
-    name: "fixture",
-    url: fixture.url,
-    headers: { Authorization: { secret: "fixture_token", prefix: "Bearer " } },
-    ...fields,
-  };
-}
+const fixtureServer = (fields: Record<string, unknown> = {}) => mcpFixtureServer(fixture, fields);
 
 async function session(agentFields: Record<string, unknown>): Promise<string> {
   const agent = await platform.request("POST", "/v1/agents", {
@@ -147,11 +137,12 @@ describe("MCP servers through the services", () => {
     const listed = await platform.request("GET", "/v1/vault/secrets");
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((secret: { name: string }) => secret.name)).toContain("fixture_token");
-    expect(JSON.stringify(listed.body)).not.toContain(TOKEN);
+    expect(JSON.stringify(listed.body)).not.toContain(token);
   });
 
   it("lists, namespaces and normalizes the tools; a call asks first and runs once allowed", async () => {
-    const id = await session({ mcp_servers: [fixtureServer()] });
+    // Opted in eagerly, so the request carries every MCP tool (docs/tool-search.md).
+    const id = await session({ tool_policy: { also_allow: ["group:mcp"] }, mcp_servers: [fixtureServer()] });
     const before = await tools(id);
     expect(before.excluded).toContainEqual(
       expect.objectContaining({
@@ -206,6 +197,8 @@ describe("MCP servers through the services", () => {
 
   it("per-tool settings: one tool runs at once while another of the server asks; a disabled one is not offered", async () => {
     const id = await session({
+      // MCP tools wait for tool_search unless the agent opts them in (docs/tool-search.md).
+      tool_policy: { also_allow: ["group:mcp"] },
       mcp_servers: [
         fixtureServer({
           configs: [
@@ -405,11 +398,11 @@ describe("MCP servers through the services", () => {
   });
 
   it("the vault's value reached the MCP server and nothing else: no event, ledger row, span or log", async () => {
-    expect(fixture.headers.some((headers) => headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
-    expect(await platform.secretFoundIn(TOKEN)).toEqual([]);
+    expect(fixture.headers.some((headers) => headers.authorization === `Bearer ${token}`)).toBe(true);
+    expect(await platform.secretFoundIn(token)).toEqual([]);
     expect(await platform.db.selectFrom("spans").select("name").limit(1).execute()).toHaveLength(1);
     const sealed = await platform.db.selectFrom("vault_secrets").select("sealed").executeTakeFirstOrThrow();
-    expect(sealed.sealed.includes(Buffer.from(TOKEN))).toBe(false);
+    expect(sealed.sealed.includes(Buffer.from(token))).toBe(false);
   });
 });
 

@@ -77,6 +77,11 @@ export const AgentToolResult = z.object({
   tool_use_id: Id,
   content: Content,
   is_error: z.boolean(),
+  /**
+   * Deferred tools a `tool_search` result revealed (docs/tool-search.md): offered to the model from its
+   * next step on, in this order, after the tools it already has.
+   */
+  revealed_tools: z.array(z.string()).optional(),
 });
 /** A chat message from `send_message`: shown to the user, not part of the model's own turn text. */
 export const AgentUiMessage = z.object({

@@ -76,5 +76,11 @@ export const SessionState = z.object({
   defined_outcome: DefinedOutcome.nullable().default(null),
   /** The last `mcp.tools_listed`: the session's MCP tools come from here. Older projections: none. */
   mcp_servers: z.array(McpServerListing).default([]),
+  /**
+   * Deferred tools the session revealed, in the order it revealed them: found by `tool_search`
+   * (`agent.tool_result.revealed_tools`) or called by name (`agent.tool_use`, `agent.mcp_tool_use`).
+   * The request offers them after the core, in this order. Older projections: none.
+   */
+  revealed_tools: z.array(z.string()).default([]),
 });
 export type SessionState = z.infer<typeof SessionState>;

@@ -26,7 +26,7 @@ import type {
 } from "@wakeloop/contracts";
 // The subpath, not the index: a browser bundle of the SDK takes no schemas (zod) with it.
 import { backoffDelay, retryAfterMs, sleep } from "@wakeloop/contracts/backoff";
-import type { EffectiveToolSet } from "@wakeloop/tool-runtime";
+import type { SessionToolSet } from "@wakeloop/tool-runtime";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 
 export interface ClientOptions {
@@ -187,7 +187,7 @@ export function createClient(options: ClientOptions) {
         call<Page<Session>>("GET", `/v1/sessions${queryString(list)}`),
       pending: (id: string) => call<{ data: PendingAction[] }>("GET", `/v1/sessions/${id}/pending`),
       /** The tools the next turn would offer, and why each other tool is excluded. */
-      tools: (id: string) => call<EffectiveToolSet>("GET", `/v1/sessions/${id}/tools`),
+      tools: (id: string) => call<SessionToolSet>("GET", `/v1/sessions/${id}/tools`),
       /** The span trees of the session's recent wakes, or of one wake. */
       trace: (id: string, trace: { wake_id?: string; limit?: number } = {}) =>
         call<TraceResponse>("GET", `/v1/sessions/${id}/trace${queryString(trace)}`),

@@ -17,6 +17,33 @@ function fold(events: Array<EventPayload & { id: string }>, state: SessionState 
 const text = (t: string) => [{ type: "text" as const, text: t }];
 
 describe("reduceSessionState", () => {
+  it("records revealed tools once each, in reveal order, from search results and allowed calls", () => {
+    const state = fold([
+      { id: "c1", type: "agent.tool_use", name: "tool_search", input: {}, evaluated_permission: "allow" },
+      {
+        id: "t1",
+        type: "agent.tool_result",
+        tool_use_id: "c1",
+        content: text("{}"),
+        is_error: false,
+        revealed_tools: ["set_reminder", "memory_read", "set_reminder"],
+      },
+      { id: "c2", type: "agent.tool_use", name: "memory_read", input: {}, evaluated_permission: "allow" },
+      { id: "c3", type: "agent.tool_use", name: "made_up", input: {}, evaluated_permission: "deny" },
+      {
+        id: "c4",
+        type: "agent.mcp_tool_use",
+        name: "mcp__crm__find",
+        mcp_server_name: "crm",
+        input: {},
+        evaluated_permission: "ask",
+      },
+    ]);
+    // A refused call (unknown or denied) reveals nothing.
+    expect(state.revealed_tools).toEqual(["tool_search", "set_reminder", "memory_read", "mcp__crm__find"]);
+    expect(state.pending_actions.map((action) => action.event_id)).toEqual(["c4"]);
+  });
+
   it("queues messages until a model request consumes them", () => {
     const queued = fold([{ id: "m1", type: "user.message", content: text("hi") }]);
     expect(queued.unprocessed_message_ids).toEqual(["m1"]);

@@ -37,6 +37,7 @@ export function initialSessionState(init: SessionInit): SessionState {
     delegated_tokens: 0,
     defined_outcome: null,
     mcp_servers: [],
+    revealed_tools: [],
   };
 }
 
@@ -72,20 +73,25 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
           criteria: event.criteria ?? [],
         },
       };
-    case "agent.tool_use":
+    case "agent.tool_use": {
+      // A call the plan refused (unknown tool, denied) reveals nothing.
+      const used = event.evaluated_permission === "deny" ? next : reveal(next, [event.name]);
       return event.evaluated_permission === "ask"
-        ? ask(next, {
+        ? ask(used, {
             event_id: event.id,
             kind: "tool_confirmation",
             name: event.name,
             input: event.input,
             ...(event.exec && { exec: event.exec }),
           })
-        : next;
-    case "agent.mcp_tool_use":
+        : used;
+    }
+    case "agent.mcp_tool_use": {
+      const used = event.evaluated_permission === "deny" ? next : reveal(next, [event.name]);
       return event.evaluated_permission === "ask"
-        ? ask(next, { event_id: event.id, kind: "tool_confirmation", name: event.name, input: event.input })
-        : next;
+        ? ask(used, { event_id: event.id, kind: "tool_confirmation", name: event.name, input: event.input })
+        : used;
+    }
     case "agent.custom_tool_use":
       return ask(next, {
         event_id: event.id,
@@ -94,7 +100,7 @@ export function reduceSessionState(state: SessionState, event: ReducibleEvent): 
         input: event.input,
       });
     case "agent.tool_result":
-      return settle(next, event.tool_use_id);
+      return settle(reveal(next, event.revealed_tools ?? []), event.tool_use_id);
     case "agent.mcp_tool_result":
       return settle(next, event.mcp_tool_use_id);
     case "mcp.tools_listed":
@@ -226,4 +232,16 @@ function settle(state: SessionState, id: string): SessionState {
 
 function assertNever(value: never): never {
   throw new Error(`unhandled event type ${JSON.stringify(value)}`);
+}
+
+/**
+ * Tools that join the request's offered tools (docs/tool-search.md), appended in order once each: only
+ * appending keeps the request's earlier bytes a cacheable prefix. Names of tools the session may not
+ * call are kept too; the offer filters them through the effective tools of each turn.
+ */
+function reveal(state: SessionState, names: readonly string[]): SessionState {
+  const fresh = names.filter(
+    (name, index) => !state.revealed_tools.includes(name) && names.indexOf(name) === index,
+  );
+  return fresh.length === 0 ? state : { ...state, revealed_tools: [...state.revealed_tools, ...fresh] };
 }

@@ -6,6 +6,7 @@ export * from "./latency";
 export * from "./local-nats-cluster";
 export * from "./local-nats-server";
 export * from "./mcp-fixture";
+export * from "./mcp-platform";
 export * from "./mcp-stdio-fixture";
 export * from "./nats";
 export * from "./platform";

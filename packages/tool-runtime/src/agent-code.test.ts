@@ -123,6 +123,7 @@ describe("agent-defined tools in the registry", () => {
       sandboxStatus: "ready",
       memoryReady: true,
       agentTools: [],
+      revealedTools: [],
       sandboxImage: null,
       environmentMcpServers: [],
       mcpListings: [],

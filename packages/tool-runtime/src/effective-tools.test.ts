@@ -54,6 +54,7 @@ describe("verification matrix (aos P7)", () => {
         "session_run_child",
         "sessions_send",
         "subagents",
+        "tool_search",
         "wait_for_sessions",
         ...outcomeTools.map((tool) => tool.name),
         ...agentCodeTools.map((tool) => tool.name),

@@ -83,6 +83,7 @@ export {
   SetReminderInput,
   timeTools,
 } from "./builtins/time";
+export { TOOL_SEARCH, ToolSearchInput, toolSearchTool } from "./builtins/tool-search";
 export { clientUiCallProblem, uiTools } from "./builtins/ui";
 export { VaultListInput, vaultTools } from "./builtins/vault";
 export { WEB_FETCH_TOOLS, WebFetchInput, WebReadInput, WebSearchInput, webTools } from "./builtins/web";
@@ -160,4 +161,13 @@ export {
   type SubSessionLimits,
   spawnRefusal,
 } from "./sub-session-limits";
+export {
+  CORE_TOOLS,
+  type EagerChoice,
+  offeredTools,
+  offerTools,
+  SessionToolSet,
+  ToolPlacement,
+} from "./tool-offer";
+export { searchTools, type ToolSearchMatch } from "./tool-search";
 export { validateAgentTools, validateEnvironmentPolicy, validateToolPolicy } from "./validate-policy";

@@ -10,6 +10,7 @@ import { type EffectiveToolSet, sortExclusions } from "./effective-tool-set";
 import { computeEffectiveTools, toolProviderOf } from "./effective-tools";
 import { mcpToolDefinitions, sessionMcpServers } from "./mcp-tools";
 import { agentToolRegistry } from "./registry";
+import { offerTools, type SessionToolSet } from "./tool-offer";
 
 /** The platform-wide tool settings every service that computes a session's tools must share. */
 export interface PlatformToolSettings {
@@ -43,17 +44,24 @@ export interface SessionToolInputs {
   memoryReady: boolean;
   /** The agent's own tools as read at wake start; a disabled one is excluded with the reason. */
   agentTools: readonly AgentDefinedToolSpec[];
+  /** The tools the session revealed, in reveal order (`state.revealed_tools`). */
+  revealedTools: readonly string[];
 }
 
 /**
  * A session's effective tools for its next turn, the one way every service computes them (the harness
  * before each model request and at execution, the gateway's `/tools`), so what the API explains is what
- * the model gets.
+ * the model gets: the tools it may call, and which of them the request offers and which are deferred.
  */
 export function sessionEffectiveTools(
   session: SessionToolInputs,
   settings: PlatformToolSettings,
-): EffectiveToolSet {
+): SessionToolSet {
+  const eager = { ...session.agent, provider: toolProviderOf(session.agent.model) };
+  return offerTools(callableTools(session, settings), eager, session.revealedTools);
+}
+
+function callableTools(session: SessionToolInputs, settings: PlatformToolSettings): EffectiveToolSet {
   const enabled = session.agentTools.filter((tool) => tool.enabled);
   const attached = sessionMcpServers(session.agent.mcp_servers, session.environmentMcpServers);
   const mcp = mcpToolDefinitions(attached, session.mcpListings);

@@ -69,6 +69,7 @@ export function mcpSession(
     sandboxImage: null,
     memoryReady: false,
     agentTools: [],
+    revealedTools: [],
   };
 }
 

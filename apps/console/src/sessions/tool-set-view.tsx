@@ -3,12 +3,19 @@ import { columns, DataTable } from "../data-table";
 import { ErrorNote, useLoad } from "../ui";
 import type { SessionPartProps } from "./session-part";
 
-/** The tools the next turn offers and, for any other tool, the pipeline step that removed it. */
+/**
+ * The tools the next turn may call, which of them its request offers and which wait for tool_search
+ * (docs/tool-search.md), and, for any other tool, the pipeline step that removed it.
+ */
 export function ToolSetView({ client, sessionId, refreshKey }: SessionPartProps) {
   const tools = useLoad(() => client.sessions.tools(sessionId), [client, sessionId, refreshKey]);
   const [query, setQuery] = useState("");
   const name = query.trim();
   const offered = tools.data?.tools.find((tool) => tool.name === name);
+  const placement = [...(tools.data?.offered ?? []), ...(tools.data?.deferred ?? [])].find(
+    (entry) => entry.tool === name,
+  );
+  const offeredNames = new Set(tools.data?.offered.map((entry) => entry.tool));
   const exclusions = tools.data?.excluded.filter((exclusion) => exclusion.tool === name) ?? [];
   return (
     <section aria-labelledby="tools-heading" className="panel">
@@ -31,7 +38,8 @@ export function ToolSetView({ client, sessionId, refreshKey }: SessionPartProps)
         <div aria-live="polite" className="answer">
           {offered ? (
             <p>
-              <code>{name}</code> is offered ({offered.permissionPolicy}, from{" "}
+              <code>{name}</code> is {offeredNames.has(name) ? "offered" : "deferred"} (
+              {placement?.reason ?? ""}; {offered.permissionPolicy}, from{" "}
               {offered.permissionSetting ?? offered.permissionSource}).
             </p>
           ) : exclusions.length > 0 ? (
@@ -51,16 +59,20 @@ export function ToolSetView({ client, sessionId, refreshKey }: SessionPartProps)
         </div>
       )}
       <details>
-        <summary>Offered this turn ({tools.data?.tools.length ?? 0})</summary>
+        <summary>
+          Callable this turn ({tools.data?.tools.length ?? 0}, {offeredNames.size} offered, the rest found
+          with tool_search)
+        </summary>
         <DataTable
-          caption="Tools offered this turn"
-          columns={columns("Tool", "Group", "Permission", "Runs in")}
+          caption="Tools callable this turn"
+          columns={columns("Tool", "Offered", "Group", "Permission", "Runs in")}
         >
           {tools.data?.tools.map((tool) => (
             <tr key={tool.name}>
               <th scope="row">
                 <code>{tool.name}</code>
               </th>
+              <td>{offeredNames.has(tool.name) ? "offered" : "deferred"}</td>
               <td>{tool.group}</td>
               <td>{tool.permissionPolicy}</td>
               <td>{tool.executor}</td>

@@ -32,7 +32,7 @@ import {
   VaultSecret,
   VaultSecretList,
 } from "@wakeloop/contracts";
-import { EffectiveToolSet } from "@wakeloop/tool-runtime";
+import { SessionToolSet } from "@wakeloop/tool-runtime";
 
 /**
  * Every named body the API reads or returns. Routes name their bodies from here, so the OpenAPI
@@ -51,7 +51,7 @@ export const gatewaySchemas = {
   EnvironmentPage,
   SessionPage,
   TraceResponse,
-  EffectiveToolSet,
+  SessionToolSet,
   PutProviderCredentialRequest,
   ProviderCredential,
   ProviderCredentialList,

@@ -1,6 +1,6 @@
 import { Agent, Session } from "@wakeloop/contracts";
 import { append } from "@wakeloop/db";
-import { EffectiveToolSet } from "@wakeloop/tool-runtime";
+import { SessionToolSet } from "@wakeloop/tool-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentBody, type GatewayFixture, startGateway } from "../testing/gateway-fixture";
 
@@ -26,7 +26,7 @@ async function sessionWith(agentOverrides: Record<string, unknown>): Promise<str
 async function toolsOf(sessionId: string) {
   const response = await gw.request("GET", `/v1/sessions/${sessionId}/tools`, { key });
   expect(response.status).toBe(200);
-  return EffectiveToolSet.parse(response.body);
+  return SessionToolSet.parse(response.body);
 }
 
 describe("GET /v1/sessions/{id}/tools", () => {
@@ -42,10 +42,23 @@ describe("GET /v1/sessions/{id}/tools", () => {
         },
       ],
     });
-    const { tools, excluded } = await toolsOf(sessionId);
+    const set = await toolsOf(sessionId);
+    const { tools, excluded } = set;
     const offered = tools.map((tool) => tool.name);
     expect(offered).toEqual(expect.arrayContaining(["get_state", "lookup_order"]));
     expect(offered).not.toContain("ask_user");
+    // The request offers the core, tool_search and the custom tool; the other callable tools wait.
+    expect(set.offered).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ tool: "get_state", rule: "core" }),
+        expect.objectContaining({ tool: "lookup_order", rule: "custom" }),
+        expect.objectContaining({ tool: "tool_search", rule: "search" }),
+      ]),
+    );
+    expect(set.deferred).toContainEqual(
+      expect.objectContaining({ tool: "list_state_keys", rule: "deferred" }),
+    );
+    expect([...set.offered, ...set.deferred].map((entry) => entry.tool).sort()).toEqual([...offered].sort());
     expect(excluded).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ tool: "ask_user", step: "agent" }),

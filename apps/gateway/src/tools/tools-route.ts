@@ -8,9 +8,10 @@ import { defineRoute, type Route } from "../http/route";
 import { requireSession } from "../sessions/session-store";
 
 /**
- * "Why is this tool missing?" (DESIGN §5): the tools the session's next turn would offer and every
- * exclusion with the pipeline step that made it, computed as the harness computes them, from the
- * session's pinned agent version, its environment and its projection.
+ * "Why is this tool missing?" (DESIGN §5): the tools the session's next turn may call, which of them
+ * its request offers and which wait for `tool_search` (each with why), and every exclusion with the
+ * pipeline step that made it, computed as the harness computes them, from the session's pinned agent
+ * version, its environment and its projection.
  */
 export function toolsRoute({ db, bus, config }: RouteDeps): Route {
   // Memory tools are offered while the memory service answers, as the harness decides at wake start.
@@ -22,7 +23,11 @@ export function toolsRoute({ db, bus, config }: RouteDeps): Route {
     summary: "The effective tools of the session's next turn, and why each other tool is excluded",
     tag: "sessions",
     access: "member",
-    response: { status: 200, body: "EffectiveToolSet", description: "Offered tools and exclusions" },
+    response: {
+      status: 200,
+      body: "SessionToolSet",
+      description: "Callable tools, which of them are offered and deferred, and exclusions",
+    },
     handler: async ({ principal, params }) => {
       const tenantId = principal.tenantId;
       const session = await requireSession(db, tenantId, params.id);
@@ -44,6 +49,7 @@ export function toolsRoute({ db, bus, config }: RouteDeps): Route {
           memoryReady: await memory.ready(),
           // What the next wake will read at its start: the agent's tools as they are now.
           agentTools: await listAgentTools(db, { tenantId, agentId: session.agent_id }),
+          revealedTools: session.state.revealed_tools,
         },
         config.tools,
       );

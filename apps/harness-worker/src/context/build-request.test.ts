@@ -45,11 +45,45 @@ describe("buildModelRequest's tool set", () => {
   it("is computed again when the agent's spec or the session's situation differs", () => {
     expect(toolNames(wakeView())).toContain("set_state");
     expect(toolNames(wakeView({ tool_policy: { deny: ["set_state"] } }))).not.toContain("set_state");
-    // At the deepest level sessions may not spawn sub-sessions.
-    expect(toolNames(wakeView())).toContain("spawn_session");
-    expect(toolNames(new SessionView(nestedInit()))).not.toContain("spawn_session");
+    // At the deepest level sessions may not spawn sub-sessions (a deferred tool: in the callable set).
+    const callable = (view: SessionView) =>
+      buildModelRequest(view, settings).effective.tools.map((tool) => tool.name);
+    expect(callable(wakeView())).toContain("spawn_session");
+    expect(callable(new SessionView(nestedInit()))).not.toContain("spawn_session");
     // The shared set of the first spec is untouched by the others.
     expect(toolNames(wakeView())).toContain("set_state");
+  });
+});
+
+describe("buildModelRequest's offered tools", () => {
+  it("offers a default agent its core and tool_search, and appends what a search revealed", () => {
+    const view = wakeView();
+    const before = toolNames(view);
+    expect(before).toContain("tool_search");
+    expect(before).not.toContain("spawn_session");
+    const envelope = { session_id: "sesn_1", processed_at: null, created_at: "2026-11-26T00:00:00.000Z" };
+    view.apply([
+      {
+        ...envelope,
+        id: "sevt_1",
+        seq: 1,
+        type: "agent.tool_use",
+        name: "tool_search",
+        input: { query: "spawn" },
+        evaluated_permission: "allow",
+      },
+      {
+        ...envelope,
+        id: "sevt_2",
+        seq: 2,
+        type: "agent.tool_result",
+        tool_use_id: "sevt_1",
+        content: [{ type: "text", text: "{}" }],
+        is_error: false,
+        revealed_tools: ["spawn_session", "set_reminder"],
+      },
+    ]);
+    expect(toolNames(view)).toEqual([...before, "spawn_session", "set_reminder"]);
   });
 });
 

@@ -1,9 +1,10 @@
 import type { ModelConfig } from "@wakeloop/contracts";
 import type { ModelRequest, ModelToolSpec } from "@wakeloop/model-providers";
 import {
-  type EffectiveToolSet,
+  offeredTools,
   providerTools,
   type SessionToolInputs,
+  type SessionToolSet,
   sessionEffectiveTools,
   toolProviderOf,
 } from "@wakeloop/tool-runtime";
@@ -15,10 +16,11 @@ import { type CompactionPlan, compactionEvent, planCompaction } from "./compacti
 import { SUMMARY_MAX_TOKENS } from "./summary-request";
 
 // A wake computes its tools before each model request and again at execution; within one wake only the
-// sandbox status (and the MCP listing its start commits) can change them, so each view keeps one set per
-// status and listing (and its provider schemas).
+// sandbox status, the children spawned, the tools revealed (and the MCP listing its start commits) can
+// change them, so each view keeps one set per status, children, reveals and listing (and its provider
+// schemas of the offered tools).
 interface ToolSet {
-  effective: EffectiveToolSet;
+  effective: SessionToolSet;
   wire: ModelToolSpec[];
   wireTokens: number;
 }
@@ -42,7 +44,7 @@ function sharedToolSet(inputs: SessionToolInputs, settings: WakeSettings): ToolS
   let entry = shared.get(key);
   if (entry === undefined) {
     const effective = sessionEffectiveTools(inputs, settings);
-    const wire = providerTools(effective.tools, toolProviderOf(inputs.agent.model));
+    const wire = providerTools(offeredTools(effective), toolProviderOf(inputs.agent.model));
     entry = { effective, wire, wireTokens: estimateTokens(wire) };
     shared.set(key, entry);
   }
@@ -57,7 +59,8 @@ function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
   }
   const { byStatus } = cached;
   // Spawning within the wake can reach the children limit, which changes the set as the sandbox does.
-  const key = `${view.state.sandbox_status ?? "none"}:${view.state.child_session_ids.length}`;
+  // Reveals only append, so their count tells the lists apart.
+  const key = `${view.state.sandbox_status ?? "none"}:${view.state.child_session_ids.length}:${view.state.revealed_tools.length}`;
   let entry = byStatus.get(key);
   if (entry === undefined) {
     entry = sharedToolSet(
@@ -72,6 +75,7 @@ function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
         sandboxImage: view.environment?.spec.config.image ?? null,
         memoryReady: view.memory.ready,
         agentTools: view.agentTools,
+        revealedTools: view.state.revealed_tools,
       },
       settings,
     );
@@ -174,7 +178,8 @@ function sum(counts: readonly number[]): number {
   return counts.reduce((total, count) => total + count, 0);
 }
 
-export function effectiveTools(view: SessionView, settings: WakeSettings): EffectiveToolSet {
+/** The session's tools this step: every tool it may call, and which of them the request offers. */
+export function effectiveTools(view: SessionView, settings: WakeSettings): SessionToolSet {
   return toolSet(view, settings).effective;
 }
 
@@ -208,13 +213,13 @@ export function contextFootprint(
 }
 
 /**
- * The next model request: effective tools with schemas normalized for the provider, and as much history
+ * The next model request: the offered tools with schemas normalized for the provider, and as much history
  * as fits the model's context window after the system prompt, tools and the answer's room.
  */
 export function buildModelRequest(
   view: SessionView,
   settings: WakeSettings,
-): { request: ModelRequest; effective: EffectiveToolSet } {
+): { request: ModelRequest; effective: SessionToolSet } {
   const { effective, wire: tools, wireTokens } = toolSet(view, settings);
   const model = view.agent.model;
   const system = systemPrompt(view);

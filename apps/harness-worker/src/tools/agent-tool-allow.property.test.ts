@@ -91,6 +91,7 @@ describe("agent-defined tools and recorded allows (invariant 4)", () => {
               sandboxStatus: "ready",
               memoryReady: true,
               agentTools: specs,
+              revealedTools: [],
               sandboxImage: null,
               environmentMcpServers: [],
               mcpListings: [],

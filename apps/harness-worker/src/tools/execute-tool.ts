@@ -1,5 +1,5 @@
 import { MemoryToolName, SandboxToolName } from "@wakeloop/contracts";
-import { checkPermission, describePermissions } from "@wakeloop/tool-runtime";
+import { checkPermission, describePermissions, TOOL_SEARCH } from "@wakeloop/tool-runtime";
 import { effectiveTools } from "../context/build-request";
 import { runAgentCodeTool } from "./agent-code-tools";
 import { runAgentDefinedTool } from "./agent-defined-tool";
@@ -13,6 +13,7 @@ import { runSubSessionTool } from "./sub-session-tools";
 import { runTimeTool } from "./time-tools";
 import type { RunnableCall, ToolContext } from "./tool-context";
 import { errorOutcome, jsonOutcome, type ToolOutcome } from "./tool-outcome";
+import { runToolSearch } from "./tool-search";
 import { runUiTool } from "./ui-tools";
 import { runVaultList } from "./vault-tools";
 import { runWebTool } from "./web-tools";
@@ -109,6 +110,7 @@ async function runInline(ctx: ToolContext, call: RunnableCall): Promise<ToolOutc
     );
   }
   if (call.tool.name === "llm_generate") return runLlmGenerate(ctx, call.input);
+  if (call.tool.name === TOOL_SEARCH) return runToolSearch(ctx, call.input);
   if (call.tool.name === "vault_list") return runVaultList(ctx);
   if (call.tool.group === "messaging") return runUiTool(ctx, call);
   return (

@@ -70,6 +70,7 @@ export function targetEffectiveTools(ctx: ToolContext, target: NavigatedSession)
       memoryReady: ctx.view.memory.ready,
       // Navigation stays within this agent, so its tools are the ones this wake read.
       agentTools: ctx.view.agentTools,
+      revealedTools: target.session.state.revealed_tools,
     },
     ctx.settings,
   );

@@ -198,7 +198,10 @@ function resultsInOrder(
   for (const { id, mcp } of calls) {
     const outcome = outcomes.get(id);
     if (outcome === undefined) continue;
-    results.events.push(...(outcome.events ?? []), resultEvent(mcp, id, outcome.content, outcome.isError));
+    results.events.push(
+      ...(outcome.events ?? []),
+      resultEvent(mcp, id, outcome.content, outcome.isError, outcome.revealed),
+    );
     results.settle.push({ id, status: settledStatus(outcome), result: outcome.result });
     results.stops.push(...(outcome.stops ?? []));
     if (outcome.usage !== undefined) {

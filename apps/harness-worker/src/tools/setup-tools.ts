@@ -4,6 +4,7 @@ import {
   type AgentCompareSetupInput,
   compareSetups,
   describeContextBudget,
+  offeredTools,
   providerTools,
   toolProviderOf,
 } from "@wakeloop/tool-runtime";
@@ -39,7 +40,10 @@ export async function describeContext(ctx: ToolContext, target: NavigatedSession
     const { agent } = setupOf(target);
     const effective = targetEffectiveTools(ctx, target);
     const systemTokens = promptTokens(agent.system);
-    const toolSchemaTokens = estimateTokens(providerTools(effective.tools, toolProviderOf(agent.model)));
+    // The schemas its request carries: the offered tools, not the deferred ones (docs/tool-search.md).
+    const toolSchemaTokens = estimateTokens(
+      providerTools(offeredTools(effective), toolProviderOf(agent.model)),
+    );
     const historyTokens = Math.ceil(
       (await sessionHistoryChars(ctx.db, { tenantId: session.tenant_id, sessionId: session.id })) / 4,
     );

@@ -21,13 +21,27 @@ export interface ToolOutcome {
    * sub-session): once the step commits, the worker holding each is told over the control subject.
    */
   stops?: SessionEvent[];
+  /** Deferred tools the call revealed (`tool_search`), recorded on its result event. */
+  revealed?: string[];
 }
 
 /** A call's result event: `agent.mcp_tool_result` for a call announced as `agent.mcp_tool_use`. */
-export function resultEvent(mcp: boolean, id: string, content: Content, isError: boolean): NewEvent {
+export function resultEvent(
+  mcp: boolean,
+  id: string,
+  content: Content,
+  isError: boolean,
+  revealed?: readonly string[],
+): NewEvent {
   return mcp
     ? { type: "agent.mcp_tool_result", mcp_tool_use_id: id, content, is_error: isError }
-    : { type: "agent.tool_result", tool_use_id: id, content, is_error: isError };
+    : {
+        type: "agent.tool_result",
+        tool_use_id: id,
+        content,
+        is_error: isError,
+        ...(revealed !== undefined && { revealed_tools: [...revealed] }),
+      };
 }
 
 export function jsonOutcome(value: unknown): ToolOutcome {

@@ -12,6 +12,7 @@ import { selfEditTools } from "./self-edit";
 import { stateTools } from "./state";
 import { subSessionTools } from "./sub-sessions";
 import { timeTools } from "./time";
+import { toolSearchTool } from "./tool-search";
 import { uiTools } from "./ui";
 import { vaultTools } from "./vault";
 import { webTools } from "./web";
@@ -37,4 +38,5 @@ export const managedTools: readonly ToolDefinition[] = [
   ...outcomeTools,
   ...agentCodeTools,
   ...vaultTools,
+  toolSearchTool,
 ];
