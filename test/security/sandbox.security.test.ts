@@ -4,7 +4,13 @@ import { connect, createServer, type Server } from "node:net";
 import { promisify } from "node:util";
 import { type Bus, connectBus } from "@wakeloop/bus";
 import { type EnvironmentConfig, type SandboxExecuteResponse, WakeloopError } from "@wakeloop/contracts";
-import { append, createSession } from "@wakeloop/db";
+import {
+  type AgentSqlPool,
+  agentSqlDatabaseUrl,
+  append,
+  createAgentSqlPool,
+  createSession,
+} from "@wakeloop/db";
 import { createGatewayServer, createTenant, type GatewayServer } from "@wakeloop/gateway";
 import { createSandboxClient, type SandboxClient } from "@wakeloop/sandbox-client";
 import { postgresApprovals, type SandboxRunner, startSandboxService } from "@wakeloop/sandbox-runner";
@@ -220,12 +226,15 @@ describe("a sandbox with network: bridge", () => {
 
 describe("operator bounds", () => {
   let gateway: GatewayServer;
+  let agentSql: AgentSqlPool;
   let url: string;
   let ownerKey: string;
 
   beforeAll(async () => {
+    agentSql = createAgentSqlPool({ url: agentSqlDatabaseUrl(database.appUrl), max: 1 });
     gateway = createGatewayServer({
       db: database.appDb,
+      agentSql,
       bus,
       log: createLogger({ service: "sandbox-security", level: "silent" }),
       config: {
@@ -260,6 +269,7 @@ describe("operator bounds", () => {
 
   afterAll(async () => {
     await gateway?.close();
+    await agentSql?.end();
   });
 
   async function post(path: string, body: unknown) {
