@@ -17,7 +17,12 @@ let attacker: { tenantId: string; agentId: string };
 let victim: { tenantId: string; agentId: string };
 let victimSchema: string;
 
-const limits: AgentSqlLimits = { statementTimeoutMs: 30_000, maxRows: 1_000, quotaBytes: 100 * 1024 * 1024 };
+const limits: AgentSqlLimits = {
+  statementTimeoutMs: 30_000,
+  maxRows: 1_000,
+  quotaBytes: 100 * 1024 * 1024,
+  maxRelations: 500,
+};
 
 const asAttacker = (sql: string) => runAgentSql(pool, attacker, { sql, params: [] }, limits);
 const asVictim = (sql: string) => runAgentSql(pool, victim, { sql, params: [] }, limits);

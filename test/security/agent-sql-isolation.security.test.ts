@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * agent SQL database was split from the platform's and hardened: session advisory locks that outlived
  * the call, large objects outside the quota, session settings, LISTEN and held cursors inherited by the
  * next agent on the pooled connection, pg_notify on the platform's outbox channel, no lock timeout
- * before the call's first statement, and a runner role that opened with the app role's password.
+ * before the call's first statement, no bound on the relations (so the locks) one agent holds, and a
+ * runner role that opened with the app role's password.
  */
 
 let testDb: TestDatabase;
@@ -19,7 +20,12 @@ let owner: pg.Pool;
 let attacker: { tenantId: string; agentId: string };
 let victim: { tenantId: string; agentId: string };
 
-const limits: AgentSqlLimits = { statementTimeoutMs: 5_000, maxRows: 1_000, quotaBytes: 1024 * 1024 };
+const limits: AgentSqlLimits = {
+  statementTimeoutMs: 5_000,
+  maxRows: 1_000,
+  quotaBytes: 1024 * 1024,
+  maxRelations: 500,
+};
 
 const as = (
   scope: { tenantId: string; agentId: string },
@@ -64,7 +70,11 @@ describe("one agent's SQL against other agents and the platform", () => {
       as(attacker, "SELECT pg_advisory_lock(g), 1 / (100 - g) FROM generate_series(1, 100) g"),
     ).rejects.toMatchObject({ code: "agent_sql_error" });
     await expect(as(attacker, "SELECT pg_try_advisory_xact_lock(1)")).rejects.toMatchObject(permissionDenied);
-    const held = await owner.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'");
+    // pg_locks is the whole server's: only this agent SQL database's count.
+    const held = await owner.query(
+      `SELECT count(*)::int AS n FROM pg_locks
+       WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
     expect(held.rows[0].n).toBe(0);
     expect(await single(victim, "SELECT count(*)::int FROM secrets")).toBe(1);
   });
@@ -123,6 +133,17 @@ describe("one agent's SQL against other agents and the platform", () => {
       await holder.query("ROLLBACK");
       holder.release();
     }
+  });
+
+  it("owns no more relations than its limit, so one statement cannot take a lock per relation without bound", async () => {
+    const hoarder = await seedAgent(testDb.db);
+    const few = { maxRelations: 3 };
+    for (const name of ["r1", "r2", "r3"]) await as(hoarder, `CREATE TABLE ${name} (x int)`, few);
+    await expect(as(hoarder, "CREATE TABLE r4 (x int)", few)).rejects.toMatchObject({
+      code: "agent_sql_quota",
+      message: expect.stringMatching(/would own 4 relations .*over its limit of 3/),
+    });
+    expect(await single(hoarder, "SELECT count(*)::int FROM pg_tables WHERE tablename = 'r4'")).toBe(0);
   });
 
   it("cannot reach the platform's database: no notification on its outbox channel, none of its tables", async () => {

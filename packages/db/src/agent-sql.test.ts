@@ -20,7 +20,12 @@ let app: pg.Pool;
 let mine: { tenantId: string; agentId: string };
 let sibling: SeededAgent;
 
-const limits: AgentSqlLimits = { statementTimeoutMs: 5_000, maxRows: 1_000, quotaBytes: 100 * 1024 * 1024 };
+const limits: AgentSqlLimits = {
+  statementTimeoutMs: 5_000,
+  maxRows: 1_000,
+  quotaBytes: 100 * 1024 * 1024,
+  maxRelations: 500,
+};
 
 beforeAll(async () => {
   testDb = await createTestDatabase({ max: 3 });

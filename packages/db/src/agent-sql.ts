@@ -45,6 +45,8 @@ export interface AgentSqlLimits {
   statementTimeoutMs: number;
   maxRows: number;
   quotaBytes: number;
+  /** Relations (tables, indexes, sequences, views, TOAST) one agent's role may own. */
+  maxRelations: number;
 }
 
 export type AgentSqlResult =
@@ -226,7 +228,10 @@ async function inAgentSchema<T>(
     await client.query("RESET ROLE");
     // Measuring a full schema may take longer than the agent's statement was allowed.
     await client.query("SET LOCAL statement_timeout = 0");
-    await client.query("SELECT public.wl_agent_sql_leave($1::bigint)", [limits.quotaBytes]);
+    await client.query("SELECT public.wl_agent_sql_leave($1::bigint, $2::int)", [
+      limits.quotaBytes,
+      limits.maxRelations,
+    ]);
     await client.query("COMMIT");
     return result;
   } catch (error) {

@@ -106,7 +106,7 @@ export async function ensureAgentSqlRoles(
     await sql`GRANT CONNECT ON DATABASE ${databaseName} TO ${sql.id(role)}`.execute(db);
     await sql`GRANT USAGE ON SCHEMA public TO ${sql.id(role)}`.execute(db);
   }
-  await sql`GRANT EXECUTE ON FUNCTION wl_agent_sql_enter(text, text), wl_agent_sql_leave(bigint)
+  await sql`GRANT EXECUTE ON FUNCTION wl_agent_sql_enter(text, text), wl_agent_sql_leave(bigint, integer)
     TO ${sql.id(runner)}`.execute(db);
   await sql`GRANT EXECUTE ON FUNCTION wl_agent_sql_drop(text, text) TO ${sql.id(options.appRole)}`.execute(
     db,

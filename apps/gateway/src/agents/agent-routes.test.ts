@@ -171,7 +171,12 @@ describe("agents", () => {
   it("drops the agent's SQL role and schema when it is archived; archiving again is harmless", async () => {
     const agent = await createAgent({ name: "with a database" });
     const scope = { tenantId: gw.tenant.id, agentId: agent.id };
-    const limits = { statementTimeoutMs: 30_000, maxRows: 10, quotaBytes: 10 * 1024 * 1024 };
+    const limits = {
+      statementTimeoutMs: 30_000,
+      maxRows: 10,
+      quotaBytes: 10 * 1024 * 1024,
+      maxRelations: 500,
+    };
     const pool = createAgentSqlPool({ url: gw.database.agentSqlUrl, max: 1 });
     const owner = createAgentSqlPool({ url: gw.database.agentSqlOwnerUrl, max: 1 });
     try {
