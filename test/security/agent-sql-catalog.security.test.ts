@@ -21,7 +21,7 @@ const limits: AgentSqlLimits = {
   statementTimeoutMs: 30_000,
   maxRows: 1_000,
   quotaBytes: 100 * 1024 * 1024,
-  maxRelations: 500,
+  maxObjects: 500,
 };
 
 const asAttacker = (sql: string) => runAgentSql(pool, attacker, { sql, params: [] }, limits);

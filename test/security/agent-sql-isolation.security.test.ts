@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * agent SQL database was split from the platform's and hardened: session advisory locks that outlived
  * the call, large objects outside the quota, session settings, LISTEN and held cursors inherited by the
  * next agent on the pooled connection, pg_notify on the platform's outbox channel, no lock timeout
- * before the call's first statement, no bound on the relations (so the locks) one agent holds, and a
+ * before the call's first statement, no bound on the objects (so the locks) one agent holds, and a
  * runner role that opened with the app role's password.
  */
 
@@ -24,7 +24,7 @@ const limits: AgentSqlLimits = {
   statementTimeoutMs: 5_000,
   maxRows: 1_000,
   quotaBytes: 1024 * 1024,
-  maxRelations: 500,
+  maxObjects: 500,
 };
 
 const as = (
@@ -135,15 +135,19 @@ describe("one agent's SQL against other agents and the platform", () => {
     }
   });
 
-  it("owns no more relations than its limit, so one statement cannot take a lock per relation without bound", async () => {
+  it("owns no more objects than its limit, so one statement cannot take a lock per relation without bound", async () => {
     const hoarder = await seedAgent(testDb.db);
-    const few = { maxRelations: 3 };
-    for (const name of ["r1", "r2", "r3"]) await as(hoarder, `CREATE TABLE ${name} (x int)`, few);
-    await expect(as(hoarder, "CREATE TABLE r4 (x int)", few)).rejects.toMatchObject({
+    const few = { maxObjects: 3 };
+    for (const name of ["r1", "r2"]) await as(hoarder, `CREATE TABLE ${name} (x int)`, few);
+    await as(hoarder, "CREATE TYPE mood AS ENUM ('calm')", few);
+    await expect(as(hoarder, "CREATE TABLE r3 (x int)", few)).rejects.toMatchObject({
       code: "agent_sql_quota",
-      message: expect.stringMatching(/would own 4 relations .*over its limit of 3/),
+      message: expect.stringMatching(/would own 4 objects .*over its limit of 3/),
     });
-    expect(await single(hoarder, "SELECT count(*)::int FROM pg_tables WHERE tablename = 'r4'")).toBe(0);
+    await expect(as(hoarder, "CREATE TYPE temper AS ENUM ('hot')", few)).rejects.toMatchObject({
+      code: "agent_sql_quota",
+    });
+    expect(await single(hoarder, "SELECT count(*)::int FROM pg_tables WHERE tablename = 'r3'")).toBe(0);
   });
 
   it("cannot reach the platform's database: no notification on its outbox channel, none of its tables", async () => {

@@ -142,8 +142,8 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466
     AGENT_SQL_QUOTA_MB: envCount(1, 100).describe(
       "Size of everything one agent's SQL role owns (tables, indexes, TOAST, sequences); a statement that would pass it is rolled back",
     ),
-    AGENT_SQL_MAX_RELATIONS: envCount(10, 500).describe(
-      "Relations (tables, indexes, sequences, views, TOAST) one agent's SQL role may own; each is a lock when a statement touches it, and the Postgres lock table is shared by the whole server",
+    AGENT_SQL_MAX_OBJECTS: envCount(10, 500).describe(
+      "Objects (tables, indexes, TOAST, sequences, views, types, …) one agent's SQL role may own; each relation is a lock when a statement touches it, and the Postgres lock table is shared by the whole server",
     ),
     LLM_MODEL_LOW: z
       .string()

@@ -113,7 +113,7 @@ await runService({
           statementTimeoutMs: config.AGENT_SQL_STATEMENT_TIMEOUT_MS,
           maxRows: config.AGENT_SQL_MAX_ROWS,
           quotaBytes: config.AGENT_SQL_QUOTA_MB * 2 ** 20,
-          maxRelations: config.AGENT_SQL_MAX_RELATIONS,
+          maxObjects: config.AGENT_SQL_MAX_OBJECTS,
         },
         llmModels: {
           ...(config.LLM_MODEL_LOW && { low: config.LLM_MODEL_LOW }),

@@ -29,7 +29,7 @@ const LIMITS: AgentSqlLimits = {
   statementTimeoutMs: 5_000,
   maxRows: 1_000,
   quotaBytes: 100 * 2 ** 20,
-  maxRelations: 500,
+  maxObjects: 500,
 };
 
 export async function runAgentSqlBench(options: AgentSqlBenchOptions = {}): Promise<AgentSqlBenchResult> {

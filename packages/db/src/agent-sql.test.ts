@@ -24,7 +24,7 @@ const limits: AgentSqlLimits = {
   statementTimeoutMs: 5_000,
   maxRows: 1_000,
   quotaBytes: 100 * 1024 * 1024,
-  maxRelations: 500,
+  maxObjects: 500,
 };
 
 beforeAll(async () => {
@@ -194,8 +194,13 @@ describe("agent SQL", () => {
     });
   });
 
-  it("refuses transaction control, empty SQL and mismatched params without running anything", async () => {
+  it("refuses transaction control, session statements, empty SQL and mismatched params without running anything", async () => {
     await expect(run("COMMIT")).rejects.toMatchObject({ code: "agent_sql_refused" });
+    await expect(run("SET work_mem = '1GB'")).rejects.toMatchObject({
+      code: "agent_sql_refused",
+      message: expect.stringMatching(/^SET is not allowed: db_sql runs data and schema statements/),
+    });
+    expect(await run("SHOW work_mem")).toMatchObject({ kind: "rows", rows: [["4MB"]] });
     await expect(run("  -- nothing\n")).rejects.toMatchObject({ code: "invalid_request" });
     await expect(run("SELECT ?", [])).rejects.toMatchObject({ code: "invalid_request" });
     await expect(run("SELECT 1; DROP TABLE notes")).rejects.toMatchObject({ code: "agent_sql_error" });

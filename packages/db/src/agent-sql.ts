@@ -45,8 +45,8 @@ export interface AgentSqlLimits {
   statementTimeoutMs: number;
   maxRows: number;
   quotaBytes: number;
-  /** Relations (tables, indexes, sequences, views, TOAST) one agent's role may own. */
-  maxRelations: number;
+  /** Objects (tables, indexes, TOAST, sequences, views, types, …) one agent's role may own. */
+  maxObjects: number;
 }
 
 export type AgentSqlResult =
@@ -75,9 +75,9 @@ const TRANSACTION_CONTROL = new Set([
 /** Statements whose rows are read through a cursor, so no more than the cap leaves the server. */
 const CURSOR_READS = new Set(["select", "with", "values", "table"]);
 /**
- * Everything else an agent may run: data and schema statements. Not `SET`/`RESET`/`DISCARD`, `LISTEN`,
- * `NOTIFY`, `DECLARE` (a cursor `WITH HOLD` outlives the call), `DO`, `CALL`, `LOCK`, `LOAD`, …, which
- * change the session, reach past the agent's schema or wait on others.
+ * Everything else an agent may run: data and schema statements, and `SHOW`. Not `SET`/`RESET`/
+ * `DISCARD`, `LISTEN`, `NOTIFY`, `DECLARE` (a cursor `WITH HOLD` outlives the call), `DO`, `CALL`,
+ * `LOCK`, `LOAD`, …, which change the session, reach past the agent's schema or wait on others.
  */
 const ALLOWED = new Set([
   ...CURSOR_READS,
@@ -94,6 +94,7 @@ const ALLOWED = new Set([
   "analyze",
   "grant",
   "revoke",
+  "show",
 ]);
 
 const QUERY_CANCELED = "57014";
@@ -230,7 +231,7 @@ async function inAgentSchema<T>(
     await client.query("SET LOCAL statement_timeout = 0");
     await client.query("SELECT public.wl_agent_sql_leave($1::bigint, $2::int)", [
       limits.quotaBytes,
-      limits.maxRelations,
+      limits.maxObjects,
     ]);
     await client.query("COMMIT");
     return result;

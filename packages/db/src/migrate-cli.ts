@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { WakeloopError } from "@wakeloop/contracts";
 import { agentSqlDatabaseUrl } from "./agent-sql";
 import { ensureAgentSqlRoles, ensureAppRole } from "./app-role";
 import { createDb } from "./create-db";
@@ -41,6 +42,14 @@ async function main(): Promise<void> {
   const appRole = values["app-role"];
   const appPassword = process.env.WAKELOOP_APP_PASSWORD;
   const runnerPassword = process.env.WAKELOOP_AGENT_SQL_PASSWORD;
+  // The runner takes agents' statements: it must not open with the password of the role that reads
+  // every tenant's rows (issue #30 item 7a).
+  if (appRole !== undefined && appPassword && (!runnerPassword || runnerPassword === appPassword)) {
+    throw new WakeloopError(
+      "app_role_unsafe",
+      "with WAKELOOP_APP_PASSWORD set, set WAKELOOP_AGENT_SQL_PASSWORD too: the agent SQL runner's own password, not the app role's",
+    );
+  }
   await migrate(url, migrateToLatest, async (db) => {
     if (appRole === undefined) return;
     await ensureAppRole(db, { name: appRole, ...(appPassword ? { password: appPassword } : {}) });

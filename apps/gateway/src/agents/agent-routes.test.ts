@@ -175,7 +175,7 @@ describe("agents", () => {
       statementTimeoutMs: 30_000,
       maxRows: 10,
       quotaBytes: 10 * 1024 * 1024,
-      maxRelations: 500,
+      maxObjects: 500,
     };
     const pool = createAgentSqlPool({ url: gw.database.agentSqlUrl, max: 1 });
     const owner = createAgentSqlPool({ url: gw.database.agentSqlOwnerUrl, max: 1 });

@@ -24,9 +24,9 @@ const REVOKED_FUNCTIONS =
 //                       second agent in the same transaction and an agent whose database was dropped;
 //   SET LOCAL ROLE      the agent's statement runs as the agent's role;
 //   wl_agent_sql_leave  revokes the grant, refuses a shared schema or a large object, and refuses to
-//                       commit when what the role owns is over its size quota or its relation count
+//                       commit when what the role owns is over its size quota or its object count
 //                       (each relation is a lock when a statement touches it, and the server's lock
-//                       table is shared by every database on it);
+//                       table is shared by every database on it; every object is catalog rows);
 //   wl_agent_sql_drop   (the gateway, as the app role, when the agent is archived) drops the schema,
 //                       everything the role owns and the role, and leaves a tombstone so a session still
 //                       running cannot bring the database back.
@@ -102,12 +102,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       RETURN agent_role;
     END
     $$`,
-    `CREATE FUNCTION wl_agent_sql_leave(p_quota_bytes bigint, p_max_relations integer) RETURNS bigint
+    `CREATE FUNCTION wl_agent_sql_leave(p_quota_bytes bigint, p_max_objects integer) RETURNS bigint
     LANGUAGE plpgsql ${DEFINER} AS $$
     DECLARE
       agent_role text;
       used bigint;
-      relations integer;
+      objects integer;
     BEGIN
       UPDATE agent_sql_entries SET left_at = now()
       WHERE txid = txid_current() AND left_at IS NULL RETURNING role_name INTO agent_role;
@@ -126,10 +126,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       IF EXISTS (SELECT 1 FROM pg_largeobject_metadata WHERE lomowner = agent_role::regrole) THEN
         RAISE EXCEPTION 'an agent database cannot hold large objects' USING ERRCODE = '42501';
       END IF;
-      SELECT count(*) INTO relations FROM pg_class c WHERE c.relowner = agent_role::regrole;
-      IF relations > p_max_relations THEN
-        RAISE EXCEPTION 'agent database would own % relations (tables, indexes, sequences, views, TOAST), over its limit of %',
-          relations, p_max_relations USING ERRCODE = '53400', DETAIL = 'quota';
+      -- Objects: every relation (indexes and TOAST included), and every other object the role owns
+      -- (types, …) as its owner dependency records it; the schema itself is not counted.
+      SELECT (SELECT count(*) FROM pg_class c WHERE c.relowner = agent_role::regrole)
+           + (SELECT count(*) FROM pg_shdepend d
+              WHERE d.refobjid = agent_role::regrole AND d.deptype = 'o'
+                AND d.dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+                AND d.classid NOT IN ('pg_class'::regclass, 'pg_namespace'::regclass))
+      INTO objects;
+      IF objects > p_max_objects THEN
+        RAISE EXCEPTION 'agent database would own % objects (tables, indexes, sequences, views, types, …), over its limit of %',
+          objects, p_max_objects USING ERRCODE = '53400', DETAIL = 'quota';
       END IF;
       SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) INTO used
       FROM pg_class c
