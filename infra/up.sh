@@ -24,7 +24,8 @@ PROGRESS_FD=3 bash infra/setup.sh --run >>"$log" 2>&1 || fail "set-up"
 bash infra/down.sh >>"$log" 2>&1 || true
 
 # Migrations and the tenant CLI use the owner; services connect as wakeloop_app, which row-level
-# security binds (packages/db/src/app-role.ts). The migrate step creates and grants that role.
+# security binds (packages/db/src/app-role.ts). The migrate step creates and grants that role, and the
+# agent SQL database (wakeloop_agents) with its runner role wakeloop_app_sql, where db_sql runs.
 # Postgres on this host is reached over its Unix socket when it has one: half the cost of a TCP round trip.
 pg_host="127.0.0.1:5432" pg_query=""
 if [ -S /var/run/postgresql/.s.PGSQL.5432 ]; then pg_host="localhost" pg_query="?host=/var/run/postgresql"; fi

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { SessionEvent } from "@wakeloop/contracts";
-import { dropDatabase } from "@wakeloop/db";
+import { agentSqlDatabaseUrl, dropDatabase } from "@wakeloop/db";
 import { createTestDatabase, entryArgs, Platform, type TestDatabase } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe("compiled build", () => {
-  it("the compiled migrate CLI creates a database and applies every migration", async () => {
+  it("the compiled migrate CLI creates a database and its agent SQL database and applies every migration", async () => {
     const url = new URL(testDb.url);
     url.pathname = `${url.pathname}_migrate`;
     const migrate = () =>
@@ -43,8 +43,11 @@ describe("compiled build", () => {
       expect(first.stdout).toMatch(/^created database /m);
       expect(first.stdout).toMatch(/^applied 0001-tenancy$/m);
       expect((await migrate()).stdout).toMatch(/ is up to date$/m);
+      // The agent SQL database beside it (db_sql's), made and migrated by the same run.
+      expect(first.stdout).toMatch(/^created database .*_migrate_agents$/m);
     } finally {
       await dropDatabase(`${url}`);
+      await dropDatabase(agentSqlDatabaseUrl(`${url}`));
     }
   });
 

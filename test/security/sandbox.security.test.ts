@@ -10,7 +10,13 @@ import {
   type SandboxToolName,
   WakeloopError,
 } from "@wakeloop/contracts";
-import { append, createSession } from "@wakeloop/db";
+import {
+  type AgentSqlPool,
+  agentSqlDatabaseUrl,
+  append,
+  createAgentSqlPool,
+  createSession,
+} from "@wakeloop/db";
 import { createGatewayServer, createTenant, type GatewayServer } from "@wakeloop/gateway";
 import { createSandboxClient, type SandboxClient, SandboxMcpTransport } from "@wakeloop/sandbox-client";
 import { postgresApprovals, type SandboxRunner, startSandboxService } from "@wakeloop/sandbox-runner";
@@ -230,12 +236,15 @@ describe("a sandbox with network: bridge", () => {
 
 describe("operator bounds", () => {
   let gateway: GatewayServer;
+  let agentSql: AgentSqlPool;
   let url: string;
   let ownerKey: string;
 
   beforeAll(async () => {
+    agentSql = createAgentSqlPool({ url: agentSqlDatabaseUrl(database.appUrl), max: 1 });
     gateway = createGatewayServer({
       db: database.appDb,
+      agentSql,
       bus,
       log: createLogger({ service: "sandbox-security", level: "silent" }),
       config: {
@@ -270,6 +279,7 @@ describe("operator bounds", () => {
 
   afterAll(async () => {
     await gateway?.close();
+    await agentSql?.end();
   });
 
   async function post(path: string, body: unknown) {

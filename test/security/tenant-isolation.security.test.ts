@@ -391,7 +391,7 @@ describe("the services' database role", () => {
       agentSql,
       { tenantId, agentId: owned.agents ?? "" },
       { sql: "CREATE TABLE seeded (x int)", params: [] },
-      { statementTimeoutMs: 5_000, maxRows: 10, quotaBytes: 2 ** 20 },
+      { statementTimeoutMs: 5_000, maxRows: 10, quotaBytes: 2 ** 20, maxObjects: 500 },
     ).finally(() => agentSql.end());
     client = new pg.Client({ connectionString: platform.database.appUrl });
     await client.connect();

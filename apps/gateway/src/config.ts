@@ -75,6 +75,13 @@ export const GatewayEnv = serviceEnv({ healthPort: 9080, metricsPort: 9464 })
       .describe(
         "Sessions a tenant may have that are not terminated, across replicas (429 past it); 0 is off",
       ),
+    AGENT_SQL_ADMIN_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        "The app role on the agent SQL database, where archiving an agent drops its db_sql database; by default DATABASE_URL on database <name>_agents",
+      ),
     GATEWAY_CONSOLE_DIR: z
       .string()
       .default(fileURLToPath(new URL("../../console/dist", import.meta.url)))

@@ -1,5 +1,5 @@
 import type { Bus } from "@wakeloop/bus";
-import type { Database, MemoryLimits, SubstrateLimits } from "@wakeloop/db";
+import type { AgentSqlPool, Database, MemoryLimits, SubstrateLimits } from "@wakeloop/db";
 import type { ModelEndpointPolicy } from "@wakeloop/model-providers";
 import type { CredentialKey } from "@wakeloop/provider-credentials";
 import type { SandboxLimits } from "@wakeloop/service-kit";
@@ -54,6 +54,8 @@ export interface QuotaSettings {
 
 export interface GatewayDeps {
   db: Kysely<Database>;
+  /** The app role on the agent SQL database: archiving an agent drops its database there. */
+  agentSql: AgentSqlPool;
   bus: Bus;
   config: GatewayServerConfig;
   log: Logger;
@@ -65,6 +67,7 @@ export interface GatewayDeps {
 /** What route handlers get: the deps with the clock resolved. */
 export interface RouteDeps {
   db: Kysely<Database>;
+  agentSql: AgentSqlPool;
   bus: Bus;
   config: GatewayServerConfig;
   clock: Clock;

@@ -1,3 +1,4 @@
+import { agentSqlDatabaseUrl, createAgentSqlPool } from "@wakeloop/db";
 import { memoryLimits, runService, sandboxLimits, substrateLimits } from "@wakeloop/service-kit";
 import { loadConfig } from "./config";
 import { createGatewayServer } from "./server";
@@ -7,8 +8,13 @@ await runService({
   name: "gateway",
   config: loadConfig(),
   start: async ({ config, log, db, bus, meter }) => {
+    const agentSql = createAgentSqlPool({
+      url: config.AGENT_SQL_ADMIN_URL ?? agentSqlDatabaseUrl(config.DATABASE_URL),
+      max: 2,
+    });
     const api = createGatewayServer({
       db,
+      agentSql,
       bus,
       log,
       meter,
@@ -51,6 +57,11 @@ await runService({
     });
     const port = await api.listen(config.PORT, config.HOST);
     log.info({ port }, "API listening");
-    return { stop: () => api.close() };
+    return {
+      stop: async () => {
+        await api.close();
+        await agentSql.end();
+      },
+    };
   },
 });

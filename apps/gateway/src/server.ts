@@ -70,6 +70,7 @@ export function createGatewayServer(deps: GatewayDeps): GatewayServer {
   answerExpectContinue(app.server, deps.config, deps.log);
   const routeDeps: RouteDeps = {
     db: deps.db,
+    agentSql: deps.agentSql,
     bus: deps.bus,
     config: deps.config,
     clock: deps.clock ?? { now: () => new Date() },

@@ -140,7 +140,7 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466
       .url()
       .optional()
       .describe(
-        "Where db_sql runs: the agent SQL runner role (made by the migrate CLI as <app role>_sql); by default DATABASE_URL with that user",
+        "Where db_sql runs: the agent SQL runner role (made by the migrate CLI as <app role>_sql, with WAKELOOP_AGENT_SQL_PASSWORD) on the agent SQL database, apart from the platform's; by default DATABASE_URL with that user, database <name>_agents and no password",
       ),
     AGENT_SQL_POOL_MAX: envCount(1, 4).describe("Postgres connections held for agent SQL"),
     AGENT_SQL_STATEMENT_TIMEOUT_MS: envCount(100, 5_000).describe(
@@ -150,7 +150,10 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466
       "Rows one db_sql read returns; more are cut with truncated: true",
     ),
     AGENT_SQL_QUOTA_MB: envCount(1, 100).describe(
-      "Size of one agent's SQL schema (tables, indexes, TOAST); a statement that would pass it is rolled back",
+      "Size of everything one agent's SQL role owns (tables, indexes, TOAST, sequences); a statement that would pass it is rolled back",
+    ),
+    AGENT_SQL_MAX_OBJECTS: envCount(10, 500).describe(
+      "Objects (tables, indexes, TOAST, sequences, views, types, …) one agent's SQL role may own; each relation is a lock when a statement touches it, and the Postgres lock table is shared by the whole server",
     ),
     LLM_MODEL_LOW: z
       .string()

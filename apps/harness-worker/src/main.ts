@@ -1,5 +1,5 @@
 import { ensureStreams } from "@wakeloop/bus";
-import { agentSqlUrlFor, createAgentSqlPool, poolStats } from "@wakeloop/db";
+import { agentSqlRunnerUrl, createAgentSqlPool, poolStats } from "@wakeloop/db";
 import { createGuardedFetch } from "@wakeloop/egress";
 import { createMemoryClient } from "@wakeloop/memory-client";
 import { CredentialCipher } from "@wakeloop/provider-credentials";
@@ -22,7 +22,7 @@ await runService({
     const egress = { allowedHosts: config.EGRESS_ALLOWED_HOSTS };
     const credentials = new CredentialCipher(config.PROVIDER_CREDENTIAL_KEYS);
     const agentSql = createAgentSqlPool({
-      url: config.AGENT_SQL_DATABASE_URL ?? agentSqlUrlFor(config.DATABASE_URL),
+      url: config.AGENT_SQL_DATABASE_URL ?? agentSqlRunnerUrl(config.DATABASE_URL),
       max: config.AGENT_SQL_POOL_MAX,
     });
     const worker = startWorker({
@@ -113,6 +113,7 @@ await runService({
           statementTimeoutMs: config.AGENT_SQL_STATEMENT_TIMEOUT_MS,
           maxRows: config.AGENT_SQL_MAX_ROWS,
           quotaBytes: config.AGENT_SQL_QUOTA_MB * 2 ** 20,
+          maxObjects: config.AGENT_SQL_MAX_OBJECTS,
         },
         llmModels: {
           ...(config.LLM_MODEL_LOW && { low: config.LLM_MODEL_LOW }),

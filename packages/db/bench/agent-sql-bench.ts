@@ -25,7 +25,12 @@ export interface AgentSqlBenchResult {
   parallel: { agents: number; calls: number; callsPerSecond: number; latencyMs: LatencySummary };
 }
 
-const LIMITS: AgentSqlLimits = { statementTimeoutMs: 5_000, maxRows: 1_000, quotaBytes: 100 * 2 ** 20 };
+const LIMITS: AgentSqlLimits = {
+  statementTimeoutMs: 5_000,
+  maxRows: 1_000,
+  quotaBytes: 100 * 2 ** 20,
+  maxObjects: 500,
+};
 
 export async function runAgentSqlBench(options: AgentSqlBenchOptions = {}): Promise<AgentSqlBenchResult> {
   const iterations = options.iterations ?? 300;

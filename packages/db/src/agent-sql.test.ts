@@ -1,26 +1,45 @@
 import { createTestDatabase, type SeededAgent, seedAgent, type TestDatabase } from "@wakeloop/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentSqlLimits, describeAgentSchema, dropAgentSqlSchema, runAgentSql } from "./agent-sql";
+import {
+  type AgentSqlLimits,
+  agentSqlDatabaseUrl,
+  describeAgentSchema,
+  dropAgentSqlSchema,
+  runAgentSql,
+} from "./agent-sql";
 import type { AgentScope } from "./agent-state";
 import { withTenant } from "./tenant-scope";
 
 let testDb: TestDatabase;
 let pool: pg.Pool;
+/** The migration owner on the agent SQL database: sees every agent's role and schema. */
+let owner: pg.Pool;
+/** The app role on the agent SQL database, as the gateway holds it to drop archived agents' databases. */
+let app: pg.Pool;
 let mine: { tenantId: string; agentId: string };
 let sibling: SeededAgent;
 
-const limits: AgentSqlLimits = { statementTimeoutMs: 5_000, maxRows: 1_000, quotaBytes: 100 * 1024 * 1024 };
+const limits: AgentSqlLimits = {
+  statementTimeoutMs: 5_000,
+  maxRows: 1_000,
+  quotaBytes: 100 * 1024 * 1024,
+  maxObjects: 500,
+};
 
 beforeAll(async () => {
   testDb = await createTestDatabase({ max: 3 });
   pool = new pg.Pool({ connectionString: testDb.agentSqlUrl, max: 3 });
+  owner = new pg.Pool({ connectionString: testDb.agentSqlOwnerUrl, max: 2 });
+  app = new pg.Pool({ connectionString: agentSqlDatabaseUrl(testDb.appUrl), max: 1 });
   const seeded = await seedAgent(testDb.db);
   mine = { tenantId: seeded.tenantId, agentId: seeded.agentId };
   sibling = await seedAgent(testDb.db);
 });
 afterAll(async () => {
   await pool.end();
+  await owner.end();
+  await app.end();
   await testDb.drop();
 });
 
@@ -29,25 +48,27 @@ const run = (sql: string, params: unknown[] = [], options: Partial<AgentSqlLimit
 
 /** The agent's role (and schema) name, once it has one. */
 async function roleOf(agentId: string): Promise<string> {
-  const row = await testDb.db
-    .selectFrom("agent_sql_schemas")
-    .select("role_name")
-    .where("agent_id", "=", agentId)
-    .executeTakeFirstOrThrow();
-  return row.role_name;
+  const found = await owner.query<{ role_name: string }>(
+    "SELECT role_name FROM agent_sql_schemas WHERE agent_id = $1",
+    [agentId],
+  );
+  const role = found.rows[0]?.role_name;
+  if (role === undefined) throw new Error(`agent ${agentId} has no SQL database`);
+  return role;
 }
 
-/** What the gateway's archive does: marks the agent archived and drops its database, in one transaction. */
-const archive = (scope: AgentScope) =>
-  withTenant(testDb.db, scope.tenantId, async (trx) => {
-    await trx
+/** What the gateway's archive does: marks the agent archived, then drops its database. */
+async function archive(scope: AgentScope): Promise<boolean> {
+  await withTenant(testDb.db, scope.tenantId, (trx) =>
+    trx
       .updateTable("agents")
       .set({ archived_at: new Date() })
       .where("tenant_id", "=", scope.tenantId)
       .where("id", "=", scope.agentId)
-      .execute();
-    return dropAgentSqlSchema(trx, scope);
-  });
+      .execute(),
+  );
+  return dropAgentSqlSchema(app, scope);
+}
 
 describe("agent SQL", () => {
   it("creates, writes with ? params, reads rows and describes the schema", async () => {
@@ -93,15 +114,10 @@ describe("agent SQL", () => {
     await run("CREATE TABLE hits (n int)");
     await Promise.all(Array.from({ length: 12 }, (_, n) => run("INSERT INTO hits VALUES (?)", [n])));
     expect(await run("SELECT count(*)::int FROM hits")).toMatchObject({ rows: [[12]] });
-    const held = await testDb.db
-      .selectFrom("agent_sql_schemas")
-      .select("role_name")
-      .where("agent_id", "=", mine.agentId)
-      .executeTakeFirstOrThrow();
     // No grant outlives its call.
     const members = await pool.query(
       "SELECT count(*)::int AS n FROM pg_auth_members WHERE roleid = $1::regrole",
-      [held.role_name],
+      [await roleOf(mine.agentId)],
     );
     expect(members.rows[0]?.n).toBe(0);
   });
@@ -140,13 +156,7 @@ describe("agent SQL", () => {
       { sql: "CREATE TABLE secrets (s text)", params: [] },
       limits,
     );
-    const [siblingSchema] = (
-      await testDb.db
-        .selectFrom("agent_sql_schemas")
-        .select("role_name")
-        .where("agent_id", "=", sibling.agentId)
-        .execute()
-    ).map((row) => row.role_name);
+    const siblingSchema = await roleOf(sibling.agentId);
     await expect(run(`SELECT * FROM ${siblingSchema}.secrets`)).rejects.toMatchObject({
       code: "agent_sql_error",
       message: expect.stringMatching(/permission denied for schema/),
@@ -154,29 +164,28 @@ describe("agent SQL", () => {
     await expect(run("SELECT * FROM public.sessions")).rejects.toMatchObject({
       message: expect.stringMatching(/permission denied for schema public/),
     });
-    // Resetting the role lands on the runner, which reads nothing and cannot enter a second agent.
-    await expect(
-      run("SELECT set_config('role', 'none', true), (SELECT count(*) FROM public.tenants)"),
-    ).rejects.toMatchObject({
-      message: expect.stringMatching(/permission denied/),
+    // The role cannot be left: no set_config, no SET, no DO block or function of its own to hide them in.
+    await expect(run("SELECT set_config('role', 'none', true)")).rejects.toMatchObject({
+      message: expect.stringMatching(/permission denied for function set_config/),
     });
     const enterSibling = `DO $$ BEGIN
-      PERFORM set_config('role', 'none', true);
       PERFORM public.wl_agent_sql_enter('${sibling.tenantId}', '${sibling.agentId}');
     END $$`;
-    await expect(run(enterSibling)).rejects.toMatchObject({
-      message: expect.stringMatching(/already entered an agent database/),
-    });
-    await expect(run(`SET ROLE ${siblingSchema}`)).rejects.toMatchObject({
-      message: expect.stringMatching(/permission denied/),
-    });
-    const [mySchema] = (
-      await testDb.db
-        .selectFrom("agent_sql_schemas")
-        .select("role_name")
-        .where("agent_id", "=", mine.agentId)
-        .execute()
-    ).map((row) => row.role_name);
+    await expect(run(enterSibling)).rejects.toMatchObject({ code: "agent_sql_refused" });
+    await expect(run(`SET ROLE ${siblingSchema}`)).rejects.toMatchObject({ code: "agent_sql_refused" });
+    // Were it left, the runner could not enter a second agent in the same transaction.
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT wl_agent_sql_enter($1, $2)", [mine.tenantId, mine.agentId]);
+      await expect(
+        client.query("SELECT wl_agent_sql_enter($1, $2)", [sibling.tenantId, sibling.agentId]),
+      ).rejects.toMatchObject({ message: expect.stringMatching(/already entered an agent database/) });
+    } finally {
+      await client.query("ROLLBACK");
+      client.release();
+    }
+    const mySchema = await roleOf(mine.agentId);
     await expect(run(`GRANT USAGE ON SCHEMA ${mySchema} TO PUBLIC`)).rejects.toMatchObject({
       message: expect.stringMatching(/cannot be shared/),
     });
@@ -185,8 +194,13 @@ describe("agent SQL", () => {
     });
   });
 
-  it("refuses transaction control, empty SQL and mismatched params without running anything", async () => {
+  it("refuses transaction control, session statements, empty SQL and mismatched params without running anything", async () => {
     await expect(run("COMMIT")).rejects.toMatchObject({ code: "agent_sql_refused" });
+    await expect(run("SET work_mem = '1GB'")).rejects.toMatchObject({
+      code: "agent_sql_refused",
+      message: expect.stringMatching(/^SET is not allowed: db_sql runs data and schema statements/),
+    });
+    expect(await run("SHOW work_mem")).toMatchObject({ kind: "rows", rows: [["4MB"]] });
     await expect(run("  -- nothing\n")).rejects.toMatchObject({ code: "invalid_request" });
     await expect(run("SELECT ?", [])).rejects.toMatchObject({ code: "invalid_request" });
     await expect(run("SELECT 1; DROP TABLE notes")).rejects.toMatchObject({ code: "agent_sql_error" });
@@ -208,13 +222,15 @@ describe("agent SQL", () => {
       return found.rows[0];
     };
 
-    // An archive that fails after the drop leaves the agent, its role, schema and rows as they were.
-    await expect(
-      withTenant(testDb.db, scope.tenantId, async (trx) => {
-        await dropAgentSqlSchema(trx, scope);
-        throw new Error("the archive failed");
-      }),
-    ).rejects.toThrow("the archive failed");
+    // A drop that is rolled back leaves the role, schema and rows as they were.
+    const dropping = await owner.connect();
+    try {
+      await dropping.query("BEGIN");
+      await dropping.query("SELECT wl_agent_sql_drop($1, $2)", [scope.tenantId, scope.agentId]);
+    } finally {
+      await dropping.query("ROLLBACK");
+      dropping.release();
+    }
     expect(await present()).toEqual({ roles: 1, schemas: 1 });
     expect(await runAgentSql(pool, scope, { sql: "SELECT s FROM kept", params: [] }, limits)).toMatchObject({
       rows: [["x"]],
@@ -222,13 +238,6 @@ describe("agent SQL", () => {
 
     expect(await archive(scope)).toBe(true);
     expect(await present()).toEqual({ roles: 0, schemas: 0 });
-    expect(
-      await testDb.db
-        .selectFrom("agent_sql_schemas")
-        .where("agent_id", "=", scope.agentId)
-        .select("role_name")
-        .execute(),
-    ).toEqual([]);
     // A second archive finds nothing to drop, and a session still running cannot bring the database back.
     expect(await archive(scope)).toBe(false);
     await expect(
@@ -244,9 +253,11 @@ describe("agent SQL", () => {
   it("serialises an archive with a call in flight: the call commits first, or waits and is refused", async () => {
     const agent = await seedAgent(testDb.db);
     const scope = { tenantId: agent.tenantId, agentId: agent.agentId };
+    // Long enough for the waits below on a loaded machine; the lock timeout is the statement timeout.
+    const patient = { ...limits, statementTimeoutMs: 60_000 };
     await runAgentSql(pool, scope, { sql: "CREATE TABLE t (x int)", params: [] }, limits);
     const role = await roleOf(agent.agentId);
-    const admin = new pg.Client({ connectionString: testDb.url });
+    const admin = new pg.Client({ connectionString: testDb.agentSqlOwnerUrl });
     await admin.connect();
     const waitingOnLocks = async (count: number) => {
       await expect
@@ -263,17 +274,13 @@ describe("agent SQL", () => {
     };
     try {
       // A call that entered holds the agent's lock shared: the archive waits until it commits.
-      await admin.query("SELECT pg_advisory_lock(4242)");
-      const call = runAgentSql(
-        pool,
-        scope,
-        { sql: "INSERT INTO t SELECT 1 FROM pg_advisory_xact_lock(4242)", params: [] },
-        limits,
-      );
+      await admin.query("BEGIN");
+      await admin.query(`LOCK TABLE ${role}.t IN ACCESS EXCLUSIVE MODE`);
+      const call = runAgentSql(pool, scope, { sql: "INSERT INTO t VALUES (1)", params: [] }, patient);
       await waitingOnLocks(1);
       const archived = archive(scope);
       await waitingOnLocks(2);
-      await admin.query("SELECT pg_advisory_unlock(4242)");
+      await admin.query("COMMIT");
       expect(await call).toMatchObject({ kind: "changes", changes: 1 });
       expect(await archived).toBe(true);
       expect((await admin.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role])).rows).toEqual([]);
@@ -283,12 +290,8 @@ describe("agent SQL", () => {
       const nextScope = { tenantId: next.tenantId, agentId: next.agentId };
       await runAgentSql(pool, nextScope, { sql: "CREATE TABLE t (x int)", params: [] }, limits);
       await admin.query("BEGIN");
-      await admin.query("UPDATE agents SET archived_at = now() WHERE tenant_id = $1 AND id = $2", [
-        next.tenantId,
-        next.agentId,
-      ]);
       await admin.query("SELECT wl_agent_sql_drop($1, $2)", [next.tenantId, next.agentId]);
-      const late = runAgentSql(pool, nextScope, { sql: "INSERT INTO t VALUES (1)", params: [] }, limits);
+      const late = runAgentSql(pool, nextScope, { sql: "INSERT INTO t VALUES (1)", params: [] }, patient);
       await waitingOnLocks(1);
       await admin.query("COMMIT");
       await expect(late).rejects.toMatchObject({ message: expect.stringMatching(/is archived/) });

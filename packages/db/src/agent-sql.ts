@@ -1,28 +1,43 @@
 import { WakeloopError } from "@wakeloop/contracts";
-import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import type { AgentScope } from "./agent-state";
-import type { Database } from "./database";
 import { leadingKeyword, translatePlaceholders } from "./sql-placeholders";
 
 /*
- * Each agent's own SQL database (db_sql / db_schema): a schema owned by the agent's NOLOGIN role,
- * reached only through a pool of the runner role (see migration 0016). Every call is one transaction
- * that enters the agent's role, runs one statement under a statement timeout, and leaves through the
- * size quota check; any refusal rolls the whole call back, so a refused statement changes nothing.
+ * Each agent's own SQL database (db_sql / db_schema): a schema owned by the agent's NOLOGIN role in the
+ * agent SQL database, apart from the platform's (agent-sql-migrations/0001), reached only through a
+ * pool of the runner role. Every call is one transaction that sets its time limits, enters the agent's
+ * role, runs one statement, and leaves through the size quota check; any refusal rolls the whole call
+ * back, so a refused statement changes nothing. Every call ends with the connection reset, so nothing
+ * an agent leaves on it reaches the next call, of any agent.
  */
 
-/** A pool of the runner role (`<app role>_sql`); only agent SQL uses it. */
+/** A pool on the agent SQL database: of the runner role (db_sql), or of the app role (dropping). */
 export type AgentSqlPool = pg.Pool;
 
 export function createAgentSqlPool(options: { url: string; max: number }): AgentSqlPool {
-  return new pg.Pool({ connectionString: options.url, max: options.max });
+  const pool = new pg.Pool({ connectionString: options.url, max: options.max });
+  // An idle connection that breaks is discarded by the pool; without a listener it would kill the process.
+  pool.on("error", () => {});
+  return pool;
 }
 
-/** The runner role's url for a service url: same server, database and password, user `<user>_sql`. */
-export function agentSqlUrlFor(databaseUrl: string): string {
+/** The agent SQL database's url for the platform's: same server, user and password, database `<name>_agents`. */
+export function agentSqlDatabaseUrl(databaseUrl: string): string {
   const url = new URL(databaseUrl);
+  url.pathname = `${url.pathname}_agents`;
+  return url.toString();
+}
+
+/**
+ * The runner role's default url for the platform's (`<user>_sql` on `<name>_agents`), without a
+ * password: the runner has its own (WAKELOOP_AGENT_SQL_PASSWORD), so where the server asks for one,
+ * AGENT_SQL_DATABASE_URL must carry it.
+ */
+export function agentSqlRunnerUrl(databaseUrl: string): string {
+  const url = new URL(agentSqlDatabaseUrl(databaseUrl));
   url.username = `${url.username}_sql`;
+  url.password = "";
   return url.toString();
 }
 
@@ -30,6 +45,8 @@ export interface AgentSqlLimits {
   statementTimeoutMs: number;
   maxRows: number;
   quotaBytes: number;
+  /** Objects (tables, indexes, TOAST, sequences, views, types, …) one agent's role may own. */
+  maxObjects: number;
 }
 
 export type AgentSqlResult =
@@ -57,8 +74,31 @@ const TRANSACTION_CONTROL = new Set([
 ]);
 /** Statements whose rows are read through a cursor, so no more than the cap leaves the server. */
 const CURSOR_READS = new Set(["select", "with", "values", "table"]);
+/**
+ * Everything else an agent may run: data and schema statements, and `SHOW`. Not `SET`/`RESET`/
+ * `DISCARD`, `LISTEN`, `NOTIFY`, `DECLARE` (a cursor `WITH HOLD` outlives the call), `DO`, `CALL`,
+ * `LOCK`, `LOAD`, …, which change the session, reach past the agent's schema or wait on others.
+ */
+const ALLOWED = new Set([
+  ...CURSOR_READS,
+  "insert",
+  "update",
+  "delete",
+  "merge",
+  "create",
+  "alter",
+  "drop",
+  "truncate",
+  "comment",
+  "explain",
+  "analyze",
+  "grant",
+  "revoke",
+  "show",
+]);
 
 const QUERY_CANCELED = "57014";
+const LOCK_NOT_AVAILABLE = "55P03";
 const QUOTA_EXCEEDED = "53400";
 
 /** Runs one agent statement with `?` params; refusals are WakeloopErrors with an agent_sql_* code. */
@@ -74,6 +114,12 @@ export async function runAgentSql(
     throw new WakeloopError(
       "agent_sql_refused",
       `${keyword.toUpperCase()} is not allowed: each db_sql call is one transaction of its own${keyword === "copy" ? "; use INSERT … VALUES" : ""}`,
+    );
+  }
+  if (!ALLOWED.has(keyword)) {
+    throw new WakeloopError(
+      "agent_sql_refused",
+      `${keyword.toUpperCase()} is not allowed: db_sql runs data and schema statements (SELECT, INSERT, UPDATE, DELETE, CREATE, ALTER, DROP, …)`,
     );
   }
   const text = translatePlaceholders(statement.sql, statement.params.length);
@@ -145,13 +191,16 @@ export function describeAgentSchema(
 }
 
 /**
- * Drops the agent's SQL database: its schema, everything its role owns, and the role (migration 0031).
- * Run it in the transaction that archives the agent, so both commit or neither does; true when there
- * was something to drop, false when there was none (never used, or already dropped).
+ * Drops the agent's SQL database: its schema, everything its role owns, and the role, and refuses the
+ * agent from then on (wl_agent_sql_drop), through a pool of the app role on the agent SQL database.
+ * Run it after the archive commits; dropping again is a no-op. True when there was something to drop,
+ * false when there was none (never used, or already dropped).
  */
-export async function dropAgentSqlSchema(db: Kysely<Database>, scope: AgentScope): Promise<boolean> {
-  const result = await sql<{ dropped: boolean }>`
-    SELECT wl_agent_sql_drop(${scope.tenantId}, ${scope.agentId}) AS dropped`.execute(db);
+export async function dropAgentSqlSchema(pool: AgentSqlPool, scope: AgentScope): Promise<boolean> {
+  const result = await pool.query<{ dropped: boolean }>("SELECT wl_agent_sql_drop($1, $2) AS dropped", [
+    scope.tenantId,
+    scope.agentId,
+  ]);
   return result.rows[0]?.dropped ?? false;
 }
 
@@ -163,8 +212,12 @@ async function inAgentSchema<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken = false;
+  const timeoutMs = Math.max(1, Math.floor(limits.statementTimeoutMs));
   try {
-    await client.query("BEGIN");
+    // The limits come first: entering waits on a lock (an archive's), and nothing may wait unbounded.
+    await client.query(
+      `BEGIN; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL lock_timeout = ${timeoutMs}`,
+    );
     const entered = await client.query<{ schema: string }>("SELECT wl_agent_sql_enter($1, $2) AS schema", [
       scope.tenantId,
       scope.agentId,
@@ -172,11 +225,14 @@ async function inAgentSchema<T>(
     const schema = entered.rows[0]?.schema ?? "";
     await client.query(`SET LOCAL ROLE ${client.escapeIdentifier(schema)}`);
     await client.query(`SET LOCAL search_path = ${client.escapeIdentifier(schema)}, pg_catalog, pg_temp`);
-    await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(limits.statementTimeoutMs))}`);
     const result = await use(client, schema);
     await client.query("RESET ROLE");
+    // Measuring a full schema may take longer than the agent's statement was allowed.
     await client.query("SET LOCAL statement_timeout = 0");
-    await client.query("SELECT public.wl_agent_sql_leave($1::bigint)", [limits.quotaBytes]);
+    await client.query("SELECT public.wl_agent_sql_leave($1::bigint, $2::int)", [
+      limits.quotaBytes,
+      limits.maxObjects,
+    ]);
     await client.query("COMMIT");
     return result;
   } catch (error) {
@@ -185,12 +241,26 @@ async function inAgentSchema<T>(
     });
     throw agentSqlError(error, limits);
   } finally {
+    // Back to the runner's session defaults: settings, role, LISTENs, cursors, prepared statements,
+    // temporary objects and session locks all go. A connection that cannot be reset is closed.
+    if (!broken) {
+      await client.query("DISCARD ALL").catch(() => {
+        broken = true;
+      });
+    }
     client.release(broken);
   }
 }
 
 function agentSqlError(error: unknown, limits: AgentSqlLimits): unknown {
   if (!(error instanceof pg.DatabaseError)) return error;
+  if (error.code === LOCK_NOT_AVAILABLE) {
+    return new WakeloopError(
+      "agent_sql_timeout",
+      `the statement waited longer than the ${limits.statementTimeoutMs} ms limit for a lock and was cancelled; nothing was changed`,
+      { cause: error },
+    );
+  }
   if (error.code === QUERY_CANCELED) {
     return new WakeloopError(
       "agent_sql_timeout",

@@ -1,5 +1,5 @@
 import { WakeloopError } from "@wakeloop/contracts";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type QueryExecutorProvider, sql } from "kysely";
 import pg from "pg";
 import type { Database } from "./database";
 
@@ -55,15 +55,6 @@ export async function ensureAppRole(db: Kysely<Database>, options: AppRoleOption
   for (const { signature } of functions.rows) {
     await sql`GRANT EXECUTE ON FUNCTION ${sql.raw(signature)} TO ${role}`.execute(db);
   }
-
-  // The agent SQL runner (migration 0016): logs in with the same password, may only enter an agent's
-  // role for one transaction, and reads nothing itself, so a statement that resets its role gains nothing.
-  const runner = agentSqlRunnerRole(options.name);
-  await ensureLoginRole(db, { ...options, name: runner });
-  await sql`GRANT CONNECT ON DATABASE ${databaseName} TO ${sql.id(runner)}`.execute(db);
-  await sql`GRANT USAGE ON SCHEMA public TO ${sql.id(runner)}`.execute(db);
-  await sql`GRANT EXECUTE ON FUNCTION wl_agent_sql_enter(text, text), wl_agent_sql_leave(bigint)
-    TO ${sql.id(runner)}`.execute(db);
 }
 
 /** The login role agent SQL runs on (`<app role>_sql`); the harness connects as it for db_sql. */
@@ -71,7 +62,63 @@ export function agentSqlRunnerRole(appRole: string): string {
   return `${appRole}_sql`;
 }
 
-async function ensureLoginRole(db: Kysely<Database>, options: AppRoleOptions): Promise<void> {
+/**
+ * Session defaults of the runner role in the agent SQL database, in force from a connection's start, so
+ * before any call's first statement. An agent's role cannot raise them: `temp_file_limit` is for
+ * superusers only, and db_sql refuses `SET`, revokes `set_config` and every language (no function of
+ * the agent's own can carry a `SET` clause); each call ends with `DISCARD ALL`, back to these.
+ */
+const RUNNER_SETTINGS: Readonly<Record<string, string>> = {
+  temp_file_limit: "256MB",
+  work_mem: "4MB",
+  maintenance_work_mem: "64MB",
+  max_parallel_workers_per_gather: "0",
+};
+
+export interface AgentSqlRolesOptions {
+  /** The app role (made by ensureAppRole): it may drop an archived agent's database, nothing more. */
+  appRole: string;
+  /** The runner's own password, never the app role's; omit it where the server trusts local connections. */
+  runnerPassword?: string;
+}
+
+/**
+ * Grants the agent SQL database (migrated with migrateAgentSqlDatabase, run on it as its owner) to the
+ * two roles that use it. The runner (`<app role>_sql`) logs in, may only enter an agent's role for one
+ * transaction and leave it, and reads nothing itself, so a statement that resets its role gains nothing.
+ * Idempotent; run after every migration, as ensureAppRole is. Needs a superuser (`temp_file_limit`).
+ */
+export async function ensureAgentSqlRoles(
+  db: QueryExecutorProvider,
+  options: AgentSqlRolesOptions,
+): Promise<void> {
+  const runner = agentSqlRunnerRole(options.appRole);
+  if (!ROLE_NAME.test(options.appRole)) {
+    throw new WakeloopError("app_role_invalid", `app role name ${options.appRole} must match ${ROLE_NAME}`);
+  }
+  await ensureLoginRole(db, {
+    name: runner,
+    ...(options.runnerPassword !== undefined && { password: options.runnerPassword }),
+  });
+  const database = await sql<{ name: string }>`SELECT current_database() AS name`.execute(db);
+  const databaseName = sql.id(database.rows[0]?.name ?? "");
+  for (const role of [runner, options.appRole]) {
+    await sql`GRANT CONNECT ON DATABASE ${databaseName} TO ${sql.id(role)}`.execute(db);
+    await sql`GRANT USAGE ON SCHEMA public TO ${sql.id(role)}`.execute(db);
+  }
+  await sql`GRANT EXECUTE ON FUNCTION wl_agent_sql_enter(text, text), wl_agent_sql_leave(bigint, integer)
+    TO ${sql.id(runner)}`.execute(db);
+  await sql`GRANT EXECUTE ON FUNCTION wl_agent_sql_drop(text, text) TO ${sql.id(options.appRole)}`.execute(
+    db,
+  );
+  for (const [name, value] of Object.entries(RUNNER_SETTINGS)) {
+    await sql`ALTER ROLE ${sql.id(runner)} IN DATABASE ${databaseName} SET ${sql.id(name)} = ${sql.lit(value)}`.execute(
+      db,
+    );
+  }
+}
+
+async function ensureLoginRole(db: QueryExecutorProvider, options: AppRoleOptions): Promise<void> {
   const role = sql.id(options.name);
   const password = options.password === undefined ? sql`` : sql` PASSWORD ${sql.lit(options.password)}`;
   const existing = await sql<{ rolsuper: boolean; rolbypassrls: boolean }>`

@@ -296,14 +296,6 @@ export interface MemoryToolCallsTable {
   created_at: CreatedAt;
 }
 
-/** Which agents have their own SQL schema (migration 0016); the role and the schema share the name. */
-export interface AgentSqlSchemasTable {
-  tenant_id: string;
-  agent_id: string;
-  role_name: string;
-  created_at: CreatedAt;
-}
-
 /** An outcome a tool defined (migration 0019); `user.define_outcome` events are outcomes without a row. */
 export interface OutcomesTable {
   id: string;
@@ -409,7 +401,6 @@ export interface Database {
   memory_versions: MemoryVersionsTable;
   memory_entries: MemoryEntriesTable;
   memory_tool_calls: MemoryToolCallsTable;
-  agent_sql_schemas: AgentSqlSchemasTable;
   outcomes: OutcomesTable;
   outcome_evaluations: OutcomeEvaluationsTable;
   agent_code: AgentCodeTable;

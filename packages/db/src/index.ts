@@ -16,7 +16,8 @@ export {
   type AgentSqlLimits,
   type AgentSqlPool,
   type AgentSqlResult,
-  agentSqlUrlFor,
+  agentSqlDatabaseUrl,
+  agentSqlRunnerUrl,
   createAgentSqlPool,
   describeAgentSchema,
   dropAgentSqlSchema,
@@ -37,7 +38,14 @@ export {
   repinSessions,
   reviseAgent,
 } from "./agent-versions";
-export { type AppRoleOptions, agentSqlRunnerRole, ensureAppRole, roleBypassesRowSecurity } from "./app-role";
+export {
+  type AgentSqlRolesOptions,
+  type AppRoleOptions,
+  agentSqlRunnerRole,
+  ensureAgentSqlRoles,
+  ensureAppRole,
+  roleBypassesRowSecurity,
+} from "./app-role";
 export { CONTINUE_MESSAGE, childRunLeft, finishChildRun, startChildRuns } from "./child-runs";
 export { type CreateDbOptions, createDb, poolStats } from "./create-db";
 export type * from "./database";
@@ -106,7 +114,7 @@ export {
   searchMemory,
   writeMemory,
 } from "./memory-store";
-export { migrateToLatest } from "./migrator";
+export { migrateAgentSqlDatabase, migrateToLatest } from "./migrator";
 export {
   activeOutcome,
   type CriterionResult,

@@ -30,8 +30,6 @@ describe("migrations", () => {
       expect(tables.rows.map((row) => row.table_name)).toEqual([
         "agent_code",
         "agent_code_versions",
-        "agent_sql_entries",
-        "agent_sql_schemas",
         "agent_state",
         "agent_versions",
         "agents",

@@ -16,7 +16,7 @@ async function databaseExists(url: string): Promise<boolean> {
 }
 
 describe("createTestDatabase", () => {
-  it("gives each caller its own migrated database and drops only that one", async () => {
+  it("gives each caller its own migrated database and agent SQL database and drops only those", async () => {
     const [a, b] = await Promise.all([createTestDatabase(), createTestDatabase()]);
     try {
       expect(a.url).not.toBe(b.url);
@@ -29,8 +29,11 @@ describe("createTestDatabase", () => {
       await a.drop();
     }
     expect(await databaseExists(a.url)).toBe(false);
+    expect(await databaseExists(a.agentSqlOwnerUrl)).toBe(false);
     expect(await databaseExists(b.url)).toBe(true);
+    expect(await databaseExists(b.agentSqlOwnerUrl)).toBe(true);
     await b.drop();
     expect(await databaseExists(b.url)).toBe(false);
+    expect(await databaseExists(b.agentSqlOwnerUrl)).toBe(false);
   });
 });

@@ -2,18 +2,22 @@ import { randomBytes } from "node:crypto";
 import {
   type AcquiredLease,
   acquireLease,
+  agentSqlDatabaseUrl,
   agentSqlRunnerRole,
   createDb,
   createSession,
   dropDatabase,
   dropRole,
+  ensureAgentSqlRoles,
   ensureAppRole,
   ensureDatabase,
+  migrateAgentSqlDatabase,
   migrateToLatest,
   newId,
   openWake,
   type SessionRow,
 } from "@wakeloop/db";
+import { sql } from "kysely";
 
 export interface TestDatabase {
   /** The migration owner's url: setup and assertions see every tenant's rows through it. */
@@ -25,9 +29,14 @@ export interface TestDatabase {
    */
   appUrl: string;
   appDb: ReturnType<typeof createDb>;
-  /** The url of the agent SQL runner role (`<app role>_sql`), the harness' AGENT_SQL_DATABASE_URL. */
+  /**
+   * The url of the agent SQL runner role (`<app role>_sql`, with a password of its own) on this
+   * database's agent SQL database (`<name>_agents`): the harness' AGENT_SQL_DATABASE_URL.
+   */
   agentSqlUrl: string;
-  /** Closes the pools and drops this database and its role (only these). */
+  /** The migration owner's url on the agent SQL database, for setup and assertions. */
+  agentSqlOwnerUrl: string;
+  /** Closes the pools and drops this database, its agent SQL database and their roles (only these). */
   drop(): Promise<void>;
 }
 
@@ -41,26 +50,33 @@ export async function createTestDatabase(options: { max?: number } = {}): Promis
   const url = new URL(process.env.WL_TEST_PG_URL ?? DEFAULT_SERVER_URL);
   url.pathname = `/wl_test_${randomBytes(6).toString("hex")}`;
   const testUrl = url.toString();
+  const agentSqlOwnerUrl = agentSqlDatabaseUrl(testUrl);
   const role = url.pathname.slice(1);
   const password = randomBytes(12).toString("hex");
+  const runnerPassword = randomBytes(12).toString("hex");
   await ensureDatabase(testUrl);
+  await ensureDatabase(agentSqlOwnerUrl);
   const db = createDb({ url: testUrl, max: options.max });
+  const agentDb = createDb({ url: agentSqlOwnerUrl, max: 1 });
   const drop = async () => {
     // Agent SQL roles are cluster-wide: list this database's before it goes, then drop them too.
-    const agentRoles = await db
-      .selectFrom("agent_sql_schemas")
-      .select("role_name")
-      .execute()
+    const agentRoles = await sql<{ role_name: string }>`SELECT role_name FROM agent_sql_schemas`
+      .execute(agentDb)
+      .then((result) => result.rows.map((row) => row.role_name))
       .catch(() => []);
     await db.destroy();
+    await agentDb.destroy();
     await dropDatabase(testUrl);
-    for (const name of [role, agentSqlRunnerRole(role), ...agentRoles.map((row) => row.role_name)]) {
+    await dropDatabase(agentSqlOwnerUrl);
+    for (const name of [role, agentSqlRunnerRole(role), ...agentRoles]) {
       await dropRole(testUrl, name);
     }
   };
   try {
     await migrateToLatest(db);
     await ensureAppRole(db, { name: role, password });
+    await migrateAgentSqlDatabase(agentDb);
+    await ensureAgentSqlRoles(agentDb, { appRole: role, runnerPassword });
   } catch (error) {
     await drop();
     throw error;
@@ -69,8 +85,10 @@ export async function createTestDatabase(options: { max?: number } = {}): Promis
   app.username = role;
   app.password = password;
   const appUrl = app.toString();
-  app.username = agentSqlRunnerRole(role);
-  const agentSqlUrl = app.toString();
+  const runner = new URL(agentSqlOwnerUrl);
+  runner.username = agentSqlRunnerRole(role);
+  runner.password = runnerPassword;
+  const agentSqlUrl = runner.toString();
   const appDb = createDb({ url: appUrl, max: options.max });
   return {
     url: testUrl,
@@ -78,6 +96,7 @@ export async function createTestDatabase(options: { max?: number } = {}): Promis
     appUrl,
     appDb,
     agentSqlUrl,
+    agentSqlOwnerUrl,
     async drop() {
       await appDb.destroy();
       await drop();

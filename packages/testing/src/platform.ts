@@ -135,6 +135,7 @@ export class Platform {
     return {
       // Services connect as the role row security binds; the tenant CLI and the tests use the owner.
       DATABASE_URL: this.database.appUrl,
+      AGENT_SQL_DATABASE_URL: this.database.agentSqlUrl,
       NATS_URL: this.natsUrl,
       WL_SUBJECT_PREFIX: this.prefix,
       HEALTH_PORT: "0",

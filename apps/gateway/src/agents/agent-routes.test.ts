@@ -9,7 +9,6 @@ import {
   Session,
 } from "@wakeloop/contracts";
 import { createAgentSqlPool, runAgentSql } from "@wakeloop/db";
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentBody, type GatewayFixture, startGateway } from "../testing/gateway-fixture";
 
@@ -172,20 +171,26 @@ describe("agents", () => {
   it("drops the agent's SQL role and schema when it is archived; archiving again is harmless", async () => {
     const agent = await createAgent({ name: "with a database" });
     const scope = { tenantId: gw.tenant.id, agentId: agent.id };
-    const limits = { statementTimeoutMs: 30_000, maxRows: 10, quotaBytes: 10 * 1024 * 1024 };
+    const limits = {
+      statementTimeoutMs: 30_000,
+      maxRows: 10,
+      quotaBytes: 10 * 1024 * 1024,
+      maxObjects: 500,
+    };
     const pool = createAgentSqlPool({ url: gw.database.agentSqlUrl, max: 1 });
+    const owner = createAgentSqlPool({ url: gw.database.agentSqlOwnerUrl, max: 1 });
     try {
       await runAgentSql(pool, scope, { sql: "CREATE TABLE notes (body text)", params: [] }, limits);
-      const { role_name: role } = await gw.db
-        .selectFrom("agent_sql_schemas")
-        .select("role_name")
-        .where("agent_id", "=", agent.id)
-        .executeTakeFirstOrThrow();
+      const role = await runAgentSql(pool, scope, { sql: "SELECT current_user", params: [] }, limits).then(
+        (result) => (result.kind === "rows" ? result.rows[0]?.[0] : undefined),
+      );
       const left = async () =>
         (
-          await sql<{ roles: number; schemas: number }>`
-            SELECT (SELECT count(*)::int FROM pg_roles WHERE rolname = ${role}) AS roles,
-                   (SELECT count(*)::int FROM pg_namespace WHERE nspname = ${role}) AS schemas`.execute(gw.db)
+          await owner.query<{ roles: number; schemas: number }>(
+            `SELECT (SELECT count(*)::int FROM pg_roles WHERE rolname = $1) AS roles,
+                    (SELECT count(*)::int FROM pg_namespace WHERE nspname = $1) AS schemas`,
+            [role],
+          )
         ).rows[0];
       expect(await left()).toEqual({ roles: 1, schemas: 1 });
 
@@ -198,6 +203,7 @@ describe("agents", () => {
       });
     } finally {
       await pool.end();
+      await owner.end();
     }
   });
 

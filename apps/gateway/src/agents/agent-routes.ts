@@ -15,7 +15,7 @@ import {
 } from "./agent-store";
 import { agentValidator } from "./validate-agent";
 
-export function agentRoutes({ db, clock, config }: RouteDeps): Route[] {
+export function agentRoutes({ db, agentSql, clock, config }: RouteDeps): Route[] {
   const validateAgent = agentValidator(config.models);
   const limits = config.quotas.budgets;
   return [
@@ -141,7 +141,8 @@ export function agentRoutes({ db, clock, config }: RouteDeps): Route[] {
       tag: "agents",
       access: "owner",
       response: { status: 200, body: "Agent", description: "The archived agent" },
-      handler: async ({ principal, params }) => archiveAgent(db, principal.tenantId, params.id, clock.now()),
+      handler: async ({ principal, params }) =>
+        archiveAgent(db, agentSql, principal.tenantId, params.id, clock.now()),
     }),
   ];
 }

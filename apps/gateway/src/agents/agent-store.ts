@@ -1,5 +1,6 @@
 import { type Agent, AgentSpec, type ListQuery, WakeloopError } from "@wakeloop/contracts";
 import {
+  type AgentSqlPool,
   type Database,
   dropAgentSqlSchema,
   type LatestAgentVersion,
@@ -235,16 +236,18 @@ export async function rollbackAgent(
 }
 
 /**
- * Archived agents start no new sessions; their versions stay readable. Their SQL database (db_sql) is
- * dropped in the same transaction, and db_sql refuses them from then on. Archiving twice is a no-op.
+ * Archived agents start no new sessions; their versions stay readable. Their SQL database (db_sql, in
+ * the agent SQL database) is dropped once the archive has committed, and db_sql refuses them from then
+ * on; if that drop fails the call fails, and archiving again (otherwise a no-op) drops it.
  */
 export async function archiveAgent(
   db: Kysely<Database>,
+  agentSql: AgentSqlPool,
   tenantId: string,
   agentId: string,
   now: Date,
 ): Promise<Agent> {
-  return withTenant(db, tenantId, async (trx) => {
+  const archived = await withTenant(db, tenantId, async (trx) => {
     await trx
       .updateTable("agents")
       .set({ archived_at: now, updated_at: now })
@@ -252,8 +255,8 @@ export async function archiveAgent(
       .where("id", "=", agentId)
       .where("archived_at", "is", null)
       .execute();
-    const archived = await findAgent(trx, tenantId, agentId);
-    await dropAgentSqlSchema(trx, { tenantId, agentId });
-    return archived.agent;
+    return (await findAgent(trx, tenantId, agentId)).agent;
   });
+  await dropAgentSqlSchema(agentSql, { tenantId, agentId });
+  return archived;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Writable } from "node:stream";
 import { type Bus, connectBus, createOutboxRelay, ensureStreams, type OutboxRelay } from "@wakeloop/bus";
 import type { ToolPolicy } from "@wakeloop/contracts";
-import type { Database } from "@wakeloop/db";
+import { agentSqlDatabaseUrl, createAgentSqlPool, type Database } from "@wakeloop/db";
 import type { ModelEndpointPolicy } from "@wakeloop/model-providers";
 import type { CredentialKey } from "@wakeloop/provider-credentials";
 import {
@@ -93,8 +93,10 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
       ? createLogger({ service: "gateway-test", level: "silent" })
       : createLogger({ service: "gateway-test", level: "info", destination: options.logDestination });
   // The gateway runs as the role row security binds, as in production; tests read through the owner.
+  const agentSql = createAgentSqlPool({ url: agentSqlDatabaseUrl(database.appUrl), max: 2 });
   const server: GatewayServer = createGatewayServer({
     db: database.appDb,
+    agentSql,
     bus,
     log,
     config: {
@@ -155,6 +157,7 @@ export async function startGateway(options: FixtureOptions = {}): Promise<Gatewa
     },
     async close() {
       await server.close();
+      await agentSql.end();
       await relay?.stop();
       await cleanupPrefix(bus.jsm, bus.subjects.prefix);
       await bus.close();

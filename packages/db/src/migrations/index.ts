@@ -35,6 +35,7 @@ import * as m0034 from "./0034-held-wake-check";
 import * as m0035 from "./0035-append-opens-wake";
 import * as m0036 from "./0036-one-outbox-row-per-commit";
 import * as m0037 from "./0037-session-lock-no-key";
+import * as m0038 from "./0038-agent-sql-own-database";
 
 /**
  * Every migration, in order. Static imports instead of scanning a folder, so migrations run the same
@@ -77,4 +78,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0035-append-opens-wake": m0035,
   "0036-one-outbox-row-per-commit": m0036,
   "0037-session-lock-no-key": m0037,
+  "0038-agent-sql-own-database": m0038,
 };
