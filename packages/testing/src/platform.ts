@@ -130,6 +130,8 @@ export class Platform {
       // Services connect as the role row security binds; the tenant CLI and the tests use the owner.
       DATABASE_URL: this.database.appUrl,
       NATS_URL: testNatsUrl(),
+      // The shared test NATS has no auth; a test on an authenticating one passes credentials (appEnv).
+      NATS_ALLOW_ANONYMOUS: "true",
       WL_SUBJECT_PREFIX: this.prefix,
       HEALTH_PORT: "0",
       METRICS_PORT: "0",
