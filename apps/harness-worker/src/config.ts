@@ -59,6 +59,9 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466
       "Ceiling of one retry delay (a provider's retry-after wins)",
     ),
     MODEL_TIMEOUT_MS: envCount(1_000, 600_000).describe("One model request may take this long"),
+    MODEL_CLIENT_CACHE_SIZE: envCount(1, 256).describe(
+      "Model SDK clients (one per provider, base URL and key) a worker keeps for reuse; the least recently used goes first",
+    ),
     ANTHROPIC_API_KEY: z.string().optional().describe("For agents whose model provider is anthropic"),
     OPENAI_API_KEY: z.string().optional().describe("For agents whose model provider is openai"),
     OPENAI_COMPATIBLE_API_KEY: z
