@@ -80,6 +80,7 @@ const stateDir = await mkdtemp(join(tmpdir(), "wl-startup-sandbox-"));
 const env = {
   DATABASE_URL: database.appUrl,
   NATS_URL: testNatsUrl(),
+  NATS_ALLOW_ANONYMOUS: "true",
   WL_SUBJECT_PREFIX: `startup_${randomBytes(4).toString("hex")}`,
   PORT: "0",
   LOG_LEVEL: "warn",

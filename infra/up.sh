@@ -33,6 +33,9 @@ pg_url() { echo "postgres://$1@$pg_host/$2$pg_query"; }
 OWNER_DATABASE_URL="${OWNER_DATABASE_URL:-$(pg_url postgres wakeloop)}"
 export DATABASE_URL="${DATABASE_URL:-$(pg_url wakeloop_app wakeloop)}"
 export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
+# The NATS infra/ensure-services.sh starts here has no auth and listens on loopback only: a development
+# machine. Services refuse to connect without their own NATS user anywhere this is not said.
+export NATS_ALLOW_ANONYMOUS="${NATS_ALLOW_ANONYMOUS:-true}"
 export PORT="${PORT:-8080}"
 FAKE_MODEL_PORT="${FAKE_MODEL_PORT:-4010}"
 # The demo's fake model runs on this machine: letting workers reach 127.0.0.1 is the operator's call,

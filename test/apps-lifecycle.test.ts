@@ -28,6 +28,8 @@ function startApp(app: string, env: Record<string, string>): AppProcess {
   const service = new AppProcess(app, {
     DATABASE_URL: testDb.appUrl,
     NATS_URL,
+    // The shared test NATS has no auth.
+    NATS_ALLOW_ANONYMOUS: "true",
     WL_SUBJECT_PREFIX: prefix,
     HEALTH_PORT: "0",
     METRICS_PORT: "0",

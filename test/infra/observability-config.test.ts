@@ -58,6 +58,8 @@ describe("docker-compose.yml", () => {
       expect(target?.names).toEqual([job.job_name]);
       const environment = compose.services[job.job_name]?.environment ?? {};
       expect(String(target?.port), job.job_name).toBe(environment.METRICS_PORT);
+      // Prometheus scrapes from its own container; the default (loopback) would refuse it.
+      expect(environment.METRICS_HOST, job.job_name).toBe("0.0.0.0");
       expect(environment.OTEL_METRICS_EXPORTER, job.job_name).toContain("prometheus");
     }
     for (const name of ["prometheus", "grafana"]) {

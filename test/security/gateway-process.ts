@@ -58,6 +58,8 @@ export async function startGatewayProcess(
       // The services' role, as in production (row-level security binds it); tenants are made as the owner.
       DATABASE_URL: options.databaseUrl ? await options.databaseUrl(database.appUrl) : database.appUrl,
       NATS_URL: testNatsUrl(),
+      // The shared test NATS has no auth.
+      NATS_ALLOW_ANONYMOUS: "true",
       WL_SUBJECT_PREFIX: prefix,
       HEALTH_PORT: "0",
       METRICS_PORT: "0",

@@ -4,7 +4,13 @@ import { PermissionViolationError } from "@nats-io/transport-node";
 import { type Bus, connectBus, ensureStreams } from "@wakeloop/bus";
 import { sandboxMcpSubject, substrateChangedSubject } from "@wakeloop/sandbox-client";
 import { createClient } from "@wakeloop/sdk";
-import { type LocalNatsServer, Platform, startLocalNatsServer } from "@wakeloop/testing";
+import {
+  AppProcess,
+  type LocalNatsServer,
+  Platform,
+  startLocalNatsServer,
+  testPrefix,
+} from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Issue #8 point 10 (NATS): every internal service authenticates with its own user, whose permissions
@@ -82,6 +88,36 @@ describe("NATS authentication and permissions (issue #8 point 10)", () => {
         connectTimeoutMs: 5_000,
       }),
     ).rejects.toMatchObject({ code: "bus_auth_failed" });
+  });
+
+  it("has no service start without its NATS credentials unless NATS_ALLOW_ANONYMOUS says development (issue #30 point 7)", {
+    timeout: 180_000,
+  }, async () => {
+    for (const service of SERVICES) {
+      // Ports of its own, and the sandbox runner's state out of the way: only the credentials are missing.
+      const app = new AppProcess(
+        service,
+        {
+          NATS_URL: server.url,
+          WL_SUBJECT_PREFIX: testPrefix(),
+          HEALTH_PORT: "0",
+          METRICS_PORT: "0",
+          PORT: "0",
+          SANDBOX_ENABLED: "false",
+        },
+        { cwd: ROOT },
+      );
+      expect(await app.exitCode(60_000), service).toBe(1);
+      const failed = app.records.find((record) => record.msg === "start-up failed");
+      expect(JSON.stringify(failed?.err), service).toContain(
+        "NATS_USER and NATS_PASSWORD are not set: set this service's own NATS user (infra/nats/auth.conf), or NATS_ALLOW_ANONYMOUS=true",
+      );
+      // Refused before any port opened.
+      expect(
+        app.records.some((record) => record.msg === "ready"),
+        service,
+      ).toBe(false);
+    }
   });
 
   it("lets each service connect with its own credentials", async () => {

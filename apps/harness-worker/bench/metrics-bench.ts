@@ -63,7 +63,7 @@ export async function runMetricsBench(options: { ops?: number; series?: number; 
       metrics.toolCall(tools[index % series] ?? "", 0.003, index % 10 === 0 ? "tool_error" : undefined),
     );
 
-    const server = await telemetry.serveMetrics(0);
+    const server = await telemetry.serveMetrics({ port: 0, host: "127.0.0.1" });
     const url = `http://127.0.0.1:${server.port}/metrics`;
     const samples: number[] = [];
     let scrapeBytes = 0;

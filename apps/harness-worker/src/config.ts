@@ -69,6 +69,9 @@ export const HarnessWorkerEnv = serviceEnv({ healthPort: 9082, metricsPort: 9466
     MODEL_PRICES: jsonEnv(PriceTable).describe(
       'Prices per model id in USD per million tokens, for costs and money budgets (JSON: {"<model>": {"input", "output", "cache_read", "cache_write"}}); a model not listed has an unknown cost',
     ),
+    MODEL_CLIENT_CACHE_SIZE: envCount(1, 256).describe(
+      "Model SDK clients (one per provider, base URL and key) a worker keeps for reuse; the least recently used goes first",
+    ),
     ANTHROPIC_API_KEY: z.string().optional().describe("For agents whose model provider is anthropic"),
     OPENAI_API_KEY: z.string().optional().describe("For agents whose model provider is openai"),
     OPENAI_COMPATIBLE_API_KEY: z

@@ -91,6 +91,7 @@ await runService({
           followRedirects: false,
         }),
         timeoutMs: config.MODEL_TIMEOUT_MS,
+        maxClients: config.MODEL_CLIENT_CACHE_SIZE,
       }),
       settings: {
         workerId: config.WORKER_ID,

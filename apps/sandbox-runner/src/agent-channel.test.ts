@@ -38,6 +38,10 @@ describe("AgentChannel", () => {
     ["a reply without its error", '{"id":1,"ok":false}\n'],
     ["not JSON", `${"x".repeat(1_000)}\n`],
     ["a result that is not the op's", '{"id":1,"ok":true,"result":{"processes":[{"processId":7}]}}\n'],
+    [
+      "a reply nested past MAX_JSON_DEPTH",
+      `{"id":1,"ok":true,"result":${"[".repeat(5_000)}${"]".repeat(5_000)}}\n`,
+    ],
   ])("closes on %s instead of throwing, failing the calls in flight", async (_what, line) => {
     const { stream, stderr, channel: agent } = channel();
     const answer = agent.call("proc.list", {});

@@ -5,6 +5,8 @@ import {
   AgentOps,
   AgentReply,
   type AgentResult,
+  exceedsJsonDepth,
+  jsonDepthMessage,
   WakeloopError,
 } from "@wakeloop/contracts";
 import type Docker from "dockerode";
@@ -130,6 +132,10 @@ export class AgentChannel {
       json = JSON.parse(line);
     } catch {
       this.violation(`a line that is not JSON: ${line.slice(0, 200)}`);
+      return;
+    }
+    if (exceedsJsonDepth(json)) {
+      this.violation(jsonDepthMessage("a line"));
       return;
     }
     const parsed = AgentReply.safeParse(json);

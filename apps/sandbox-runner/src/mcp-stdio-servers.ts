@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import {
+  exceedsJsonDepth,
   type McpJsonRpcMessage,
   type SandboxMcpCloseRequest,
   type SandboxMcpFrame,
@@ -303,6 +304,8 @@ export class McpStdioServers {
       return; // not JSON-RPC (a server logging to stdout): MCP's framing has no place for it
     }
     if (typeof message !== "object" || message === null || Array.isArray(message)) return;
+    // Forwarding it would throw in JSON.stringify past a few thousand levels; no MCP message nests so deep.
+    if (exceedsJsonDepth(message)) return;
     let rpc = message as McpJsonRpcMessage;
     running.sandbox.lastUsedAt = Date.now();
     if (rpc.method === undefined && isRequestId(rpc.id)) {

@@ -1,6 +1,6 @@
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { context } from "@opentelemetry/api";
-import { type SessionEvent, type WakeJob, WakeloopError } from "@wakeloop/contracts";
+import { MAX_JSON_DEPTH, type SessionEvent, type WakeJob, WakeloopError } from "@wakeloop/contracts";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { closeTestBus, openTestBus, testWakeJob, until } from "./bus-test-fixture";
@@ -279,6 +279,24 @@ describe("publish and consume", () => {
     expect(invalid?.headers["x-origin"]).toEqual(["hand-written"]);
     expect(invalid?.headers["Nats-Msg-Id"]).toEqual(["raw_1"]);
     expect(notJson).toMatchObject({ reason: "invalid_message", data: "{not json" });
+    expect(handled).toEqual([]);
+    await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
+  });
+
+  it("dead-letters a message nested past MAX_JSON_DEPTH before its schema or handler walks it", async () => {
+    const handled: WakeJob[] = [];
+    startConsuming(async ({ data }) => void handled.push(data));
+    const deep = `{"wake_id":${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
+    await bus.js.publish(bus.subjects.wake("tnt_1", "sesn_1"), deep, { msgID: "deep_1" });
+    const [letter] = await until(async () => {
+      const all = await deadLetters();
+      return all.length === 1 ? all : undefined;
+    });
+    expect(letter).toMatchObject({
+      reason: "invalid_message",
+      error: { code: "bus_invalid_message", retryable: false, details: { issues: [{ code: "too_deep" }] } },
+    });
+    expect(letter?.error.message).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
     expect(handled).toEqual([]);
     await until(async () => (await storedCount(bus.catalog.wakes.stream.name)) === 0);
   });

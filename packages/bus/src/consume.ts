@@ -1,7 +1,14 @@
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import type { MsgHdrs } from "@nats-io/transport-node";
 import { context } from "@opentelemetry/api";
-import { type BusError, backoffDelay, sleep, WakeloopError } from "@wakeloop/contracts";
+import {
+  type BusError,
+  backoffDelay,
+  exceedsJsonDepth,
+  jsonDepthMessage,
+  sleep,
+  WakeloopError,
+} from "@wakeloop/contracts";
 import type { Catalog, CatalogEntry, ConsumerSpec, ParsedOf } from "./catalog";
 import { type DeadLetterReason, deadLetterMsgId, deadLetterOf } from "./dead-letter";
 import { asWakeloopError } from "./errors";
@@ -74,6 +81,11 @@ function parseMessage(
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return { ok: false, error: invalidMessage("message is not JSON", [{ code: "invalid_json", message }]) };
+  }
+  // Refused before the schema (or any handler) walks it: past the limit, walking can run out of stack.
+  if (exceedsJsonDepth(value)) {
+    const message = jsonDepthMessage("the message");
+    return { ok: false, error: invalidMessage(message, [{ code: "too_deep", message }]) };
   }
   const parsed = entry.schema.safeParse(value);
   if (parsed.success) return { ok: true, data: parsed.data };

@@ -1,6 +1,6 @@
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { context } from "@opentelemetry/api";
-import { WakeloopError } from "@wakeloop/contracts";
+import { MAX_JSON_DEPTH, WakeloopError } from "@wakeloop/contracts";
 import { testNatsUrl } from "@wakeloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -110,6 +110,16 @@ describe("request/reply services", () => {
       code: "bus_invalid_payload",
       message: "response does not match its schema",
     });
+  });
+
+  it("refuses a request nested past MAX_JSON_DEPTH before its schema or handler walks it", async () => {
+    const deep = `{"a":${"[".repeat(10_000)}${"]".repeat(10_000)},"b":1}`;
+    const answer = await bus.nc.request(bus.subjects.svc("calc", "add"), deep, { timeout: 5_000 });
+    expect(answer.json()).toMatchObject({
+      ok: false,
+      error: { code: "bus_invalid_request", retryable: false },
+    });
+    expect(answer.string()).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
   });
 
   it("says when nobody serves the action", async () => {

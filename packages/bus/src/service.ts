@@ -7,7 +7,7 @@ import {
   TimeoutError,
 } from "@nats-io/transport-node";
 import { context } from "@opentelemetry/api";
-import { BusError, WakeloopError } from "@wakeloop/contracts";
+import { BusError, exceedsJsonDepth, jsonDepthMessage, WakeloopError } from "@wakeloop/contracts";
 import { z } from "zod";
 import { asWakeloopError, fromBusError } from "./errors";
 import { encodeJson, invalidPayload, messageHeaders } from "./publish";
@@ -62,19 +62,25 @@ export interface ServiceHandle {
   stop(): Promise<void>;
 }
 
-function decodeJson(data: Uint8Array): unknown {
-  return JSON.parse(new TextDecoder().decode(data));
+/**
+ * A message's JSON, refused as `code` when it is not JSON or nests past MAX_JSON_DEPTH: the schema and
+ * the handler never walk a value that could run them out of stack.
+ */
+function decodeJson(data: Uint8Array, code: string, what: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(data));
+  } catch {
+    throw new WakeloopError(code, `${what} is not JSON`);
+  }
+  if (exceedsJsonDepth(value)) throw new WakeloopError(code, jsonDepthMessage(what));
+  return value;
 }
 
 async function answer(action: ActionContract, handle: ServiceHandlers<ActionContracts>[string], msg: Msg) {
   let reply: Reply;
   try {
-    let body: unknown;
-    try {
-      body = decodeJson(msg.data);
-    } catch {
-      throw new WakeloopError("bus_invalid_request", "request body is not JSON");
-    }
+    const body = decodeJson(msg.data, "bus_invalid_request", "request body");
     const request = action.request.safeParse(body);
     if (!request.success) throw invalidPayload("request", request.error);
     const result = await handle(request.data, { subject: msg.subject, headers: msg.headers });
@@ -165,7 +171,7 @@ export async function request<A extends ActionContracts, K extends keyof A & str
   }
   let reply: Reply;
   try {
-    reply = Reply.parse(decodeJson(msg.data));
+    reply = Reply.parse(decodeJson(msg.data, "bus_invalid_reply", "the reply"));
   } catch (err) {
     throw new WakeloopError("bus_invalid_reply", `${subject} sent a malformed reply`, { cause: err });
   }

@@ -9,6 +9,7 @@ export * from "./errors";
 export * from "./events";
 export * from "./gateway-api";
 export * from "./ids";
+export * from "./json-depth";
 export * from "./json-schema";
 export * from "./mcp";
 export * from "./memory";

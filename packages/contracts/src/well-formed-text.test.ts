@@ -49,3 +49,12 @@ describe("well-formed text", () => {
     expect(findIllFormedText({ fine: ["text", 3, { nested: "😀" }] })).toBeNull();
   });
 });
+
+describe("finding bad text in deep values", () => {
+  it("walks a value nested far past any stack without throwing", () => {
+    const levels = 200_000;
+    const deep = JSON.parse(`${'{"a":'.repeat(levels)}"x\\u0000"${"}".repeat(levels)}`);
+    expect(findIllFormedText(deep)).toHaveLength(levels);
+    expect(findIllFormedText(JSON.parse("[".repeat(levels) + "]".repeat(levels)))).toBeNull();
+  });
+});

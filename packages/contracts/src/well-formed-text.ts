@@ -49,27 +49,45 @@ function repair(value: unknown): unknown {
   return copy ?? value;
 }
 
-/** Where the first NUL or lone surrogate is (a path of keys and indexes), or null when there is none. */
-export function findIllFormedText(
-  value: unknown,
-  path: (string | number)[] = [],
-): (string | number)[] | null {
-  if (typeof value === "string") return isWellFormedText(value) ? null : path;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = findIllFormedText(item, [...path, index]);
-      if (found !== null) return found;
+/** A step of a path, linked to the one before it: a deep walk then costs no copy per level. */
+interface PathStep {
+  key: string | number;
+  parent: PathStep | null;
+}
+
+/**
+ * Where the first NUL or lone surrogate is (a path of keys and indexes), or null when there is none.
+ * Iterative, so a value of any depth is checked without running out of stack.
+ */
+export function findIllFormedText(value: unknown): (string | number)[] | null {
+  const pending: { value: unknown; at: PathStep | null }[] = [{ value, at: null }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value: current, at } = next;
+    if (typeof current === "string") {
+      if (!isWellFormedText(current)) return pathOf(at);
+      continue;
     }
-    return null;
-  }
-  // Any object's own fields: parsed request input may come without Object's prototype.
-  if (typeof value !== "object" || value === null) return null;
-  for (const [key, item] of Object.entries(value)) {
-    if (!isWellFormedText(key)) return [...path, key];
-    const found = findIllFormedText(item, [...path, key]);
-    if (found !== null) return found;
+    // Any object's own fields: parsed request input may come without Object's prototype.
+    if (typeof current !== "object" || current === null) continue;
+    const entries: [string | number, unknown][] = Array.isArray(current)
+      ? [...current.entries()]
+      : Object.entries(current);
+    // Pushed last to first, so the first bad text in document order is the one found, a key before
+    // its value.
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const [key, item] = entries[index] as [string | number, unknown];
+      const step = { key, parent: at };
+      pending.push({ value: item, at: step });
+      if (typeof key === "string") pending.push({ value: key, at: step });
+    }
   }
   return null;
+}
+
+function pathOf(step: PathStep | null): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at = step; at !== null; at = at.parent) path.push(at.key);
+  return path.reverse();
 }
 
 /** JSON-shaped objects only: class instances (Dates, errors) are left as they are. */

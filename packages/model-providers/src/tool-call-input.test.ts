@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH } from "@wakeloop/contracts";
 import { describe, expect, it } from "vitest";
 import { parseToolCallInput } from "./tool-call-input";
 
@@ -22,5 +23,13 @@ describe("parseToolCallInput", () => {
     expect(parsed.input).toEqual({});
     expect(parsed.inputError?.raw).toBe(raw);
     expect(parsed.inputError?.message).toContain(reason);
+  });
+
+  it("reports arguments nested past MAX_JSON_DEPTH as an input error, which nothing walks further", () => {
+    const raw = `{"a":${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
+    const parsed = parseToolCallInput(raw);
+    expect(parsed.input).toEqual({});
+    expect(parsed.inputError?.raw).toBe(raw);
+    expect(parsed.inputError?.message).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
   });
 });

@@ -7,7 +7,7 @@ afterEach(async () => {
 });
 
 async function serve(readiness: () => Promise<ReadinessChecks>) {
-  server = await startHealthServer({ port: 0, readiness });
+  server = await startHealthServer({ port: 0, host: "127.0.0.1", readiness });
   const base = `http://127.0.0.1:${server.port}`;
   return async (path: string) => {
     const response = await fetch(`${base}${path}`);

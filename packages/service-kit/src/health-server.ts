@@ -1,5 +1,5 @@
 import { createServer, type ServerResponse } from "node:http";
-import { type ListeningServer, listen } from "@wakeloop/telemetry";
+import { type ListenAddress, type ListeningServer, listen } from "@wakeloop/telemetry";
 
 /** Each named check and whether it passed; ready when every one did. */
 export type ReadinessChecks = Record<string, boolean>;
@@ -11,10 +11,9 @@ export type HealthServer = ListeningServer;
  * that is draining). `GET /readyz`: 200 only while every readiness check passes, else 503; both
  * bodies are JSON. Kept off the API port so probes never wait behind API traffic.
  */
-export async function startHealthServer(options: {
-  port: number;
-  readiness: () => Promise<ReadinessChecks>;
-}): Promise<HealthServer> {
+export async function startHealthServer(
+  options: ListenAddress & { readiness: () => Promise<ReadinessChecks> },
+): Promise<HealthServer> {
   const server = createServer((request, response) => {
     if (request.method !== "GET") return reply(response, 405, { error: "method not allowed" });
     if (request.url === "/healthz") return reply(response, 200, { status: "ok" });
@@ -27,7 +26,7 @@ export async function startHealthServer(options: {
       () => reply(response, 503, { ready: false }),
     );
   });
-  return listen(server, options.port);
+  return listen(server, options);
 }
 
 function reply(response: ServerResponse, status: number, body: unknown): void {

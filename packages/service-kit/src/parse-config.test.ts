@@ -13,12 +13,15 @@ describe("checkConfig", () => {
         DATABASE_POOL_MAX: 10,
         NATS_URL: ["nats://127.0.0.1:4222"],
         NATS_STREAM_REPLICAS: 1,
+        NATS_ALLOW_ANONYMOUS: false,
         WL_SUBJECT_PREFIX: "wl",
         OTEL_METRICS_EXPORTER: ["otlp", "prometheus"],
         LOG_LEVEL: "info",
         SHUTDOWN_TIMEOUT_MS: 8_000,
         HEALTH_PORT: 9099,
+        HEALTH_HOST: "127.0.0.1",
         METRICS_PORT: 9499,
+        METRICS_HOST: "127.0.0.1",
       },
     });
   });

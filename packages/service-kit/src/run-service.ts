@@ -71,8 +71,11 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
   process.on("SIGINT", onSignal);
 
   try {
+    // Before any port opens: a service that may not connect to NATS as it is configured never starts.
+    const credentials = natsCredentials(config);
     const health = await startHealthServer({
       port: config.HEALTH_PORT,
+      host: config.HEALTH_HOST,
       readiness: async () => {
         if (running === undefined || phase !== "running") return { accepting_work: false };
         return readinessChecks(running);
@@ -88,13 +91,13 @@ export async function runService<C extends ServiceConfig>(options: RunServiceOpt
       secrets,
     });
     const metrics = config.OTEL_METRICS_EXPORTER.includes("prometheus")
-      ? await telemetry.serveMetrics(config.METRICS_PORT)
+      ? await telemetry.serveMetrics({ port: config.METRICS_PORT, host: config.METRICS_HOST })
       : null;
     const bus = await connectBus({
       servers: config.NATS_URL,
       prefix: config.WL_SUBJECT_PREFIX,
       name,
-      credentials: natsCredentials(config),
+      credentials,
       catalog: { replicas: config.NATS_STREAM_REPLICAS },
     });
     const stoppable = await options.start({

@@ -9,17 +9,28 @@ const parse = (env: Record<string, string>) => {
 };
 
 describe("natsCredentials", () => {
-  it("connects anonymously when neither is set, and with the pair when both are", () => {
-    expect(natsCredentials(parse({}))).toBeUndefined();
+  it("connects with the pair, and anonymously only when NATS_ALLOW_ANONYMOUS says so", () => {
+    expect(natsCredentials(parse({ NATS_ALLOW_ANONYMOUS: "true" }))).toBeUndefined();
     expect(natsCredentials(parse({ NATS_USER: "gateway", NATS_PASSWORD: "s3cret" }))).toEqual({
       user: "gateway",
       password: "s3cret",
     });
   });
 
-  it("refuses half a pair at start-up", () => {
+  it("refuses no credentials at all outside development, saying what to set", () => {
+    for (const env of [{}, { NATS_ALLOW_ANONYMOUS: "false" }] as Record<string, string>[])
+      expect(() => natsCredentials(parse(env))).toThrow(
+        /NATS_USER and NATS_PASSWORD are not set: .*NATS_ALLOW_ANONYMOUS=true on a development machine/,
+      );
+    expect(() => parse({ NATS_ALLOW_ANONYMOUS: "yes" })).toThrow(/NATS_ALLOW_ANONYMOUS/);
+  });
+
+  it("refuses half a pair at start-up, even in development", () => {
     expect(() => natsCredentials(parse({ NATS_USER: "gateway" }))).toThrow(/NATS_USER and NATS_PASSWORD/);
     expect(() => natsCredentials(parse({ NATS_PASSWORD: "s3cret" }))).toThrow(/NATS_USER and NATS_PASSWORD/);
+    expect(() => natsCredentials(parse({ NATS_USER: "gateway", NATS_ALLOW_ANONYMOUS: "true" }))).toThrow(
+      /set together/,
+    );
   });
 });
 

@@ -59,6 +59,13 @@ export const ServiceEnv = z.object({
     .min(1)
     .optional()
     .describe("The password of NATS_USER; set both or neither (a server without auth takes neither)"),
+  NATS_ALLOW_ANONYMOUS: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true")
+    .describe(
+      "Development only: lets the service connect without NATS_USER/NATS_PASSWORD to a NATS without auth; refused otherwise",
+    ),
   WL_SUBJECT_PREFIX: z
     .string()
     .min(1)
@@ -87,28 +94,54 @@ export const ServiceEnv = z.object({
 
 /**
  * The shared settings plus the health and metrics ports, whose defaults differ per service so all run
- * on one host (the metrics ones from 9464, the OpenTelemetry Prometheus exporter's usual port).
+ * on one host (the metrics ones from 9464, the OpenTelemetry Prometheus exporter's usual port). Both
+ * answer without authentication, so they bind loopback unless the operator opens them, as a container
+ * whose probes or scraper come from outside must.
  */
 export function serviceEnv(defaults: { healthPort: number; metricsPort: number }) {
   return ServiceEnv.extend({
     HEALTH_PORT: portNumber()
       .default(defaults.healthPort)
       .describe("Serves /healthz and /readyz apart from any API port, so probes never queue behind traffic"),
+    HEALTH_HOST: z
+      .string()
+      .min(1)
+      .default("127.0.0.1")
+      .describe(
+        "Address the unauthenticated health port binds; 0.0.0.0 when probes come from outside the host",
+      ),
     METRICS_PORT: portNumber()
       .default(defaults.metricsPort)
       .describe("Serves GET /metrics for Prometheus to scrape, apart from the API and probe ports"),
+    METRICS_HOST: z
+      .string()
+      .min(1)
+      .default("127.0.0.1")
+      .describe(
+        "Address the unauthenticated metrics port binds; 0.0.0.0 when Prometheus scrapes from elsewhere",
+      ),
   });
 }
 
 export type ServiceConfig = z.output<ReturnType<typeof serviceEnv>>;
 
 /**
- * The service's NATS credentials, or none for a server without auth. Half a pair is refused at
- * start-up: connecting anonymously instead would only fail later, on the first denied subject.
+ * The service's NATS credentials. Without them the service starts only where NATS_ALLOW_ANONYMOUS says
+ * this is a development machine: in production an anonymous connection means a NATS without auth,
+ * where any process that reaches it can publish events, wake jobs and sandbox calls. Half a pair is
+ * refused too: connecting anonymously instead would only fail later, on the first denied subject.
  */
-export function natsCredentials(config: Pick<ServiceConfig, "NATS_USER" | "NATS_PASSWORD">) {
+export function natsCredentials(
+  config: Pick<ServiceConfig, "NATS_USER" | "NATS_PASSWORD" | "NATS_ALLOW_ANONYMOUS">,
+) {
   const { NATS_USER: user, NATS_PASSWORD: password } = config;
-  if (user === undefined && password === undefined) return undefined;
+  if (user === undefined && password === undefined) {
+    if (config.NATS_ALLOW_ANONYMOUS) return undefined;
+    throw new WakeloopError(
+      "invalid_config",
+      "NATS_USER and NATS_PASSWORD are not set: set this service's own NATS user (infra/nats/auth.conf), or NATS_ALLOW_ANONYMOUS=true on a development machine whose NATS has no auth",
+    );
+  }
   if (user === undefined || password === undefined)
     throw new WakeloopError("invalid_config", "NATS_USER and NATS_PASSWORD must be set together");
   return { user, password };

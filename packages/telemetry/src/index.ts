@@ -10,6 +10,6 @@ export {
   withWakeIds,
 } from "./logger";
 export * from "./metric-names";
-export { type ListeningServer, listen, type MetricsServer } from "./metrics-server";
+export { type ListenAddress, type ListeningServer, listen, type MetricsServer } from "./metrics-server";
 export { readTrace, type TraceQuery, type TraceSpan, type TraceSpanEvent } from "./read-trace";
 export { type StartTelemetryOptions, startTelemetry, type Telemetry } from "./start-telemetry";

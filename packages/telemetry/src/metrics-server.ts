@@ -12,11 +12,17 @@ export interface ListeningServer {
 
 export type MetricsServer = ListeningServer;
 
-/** Listens on `port` (0: any free port), failing if it cannot bind. */
-export async function listen(server: Server, port: number): Promise<ListeningServer> {
+/** Where a server listens: `port` 0 is any free port; `host` is the interface address to bind. */
+export interface ListenAddress {
+  port: number;
+  host: string;
+}
+
+/** Listens on `address`, failing if it cannot bind. */
+export async function listen(server: Server, address: ListenAddress): Promise<ListeningServer> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, () => {
+    server.listen(address.port, address.host, () => {
       server.off("error", reject);
       resolve();
     });
@@ -36,7 +42,10 @@ export async function listen(server: Server, port: number): Promise<ListeningSer
  * traffic or health probes. Our own server rather than the exporter's, which cannot report the port
  * it bound when given 0 (tests) and would start listening before the service is up.
  */
-export async function startMetricsServer(exporter: PrometheusExporter, port: number): Promise<MetricsServer> {
+export async function startMetricsServer(
+  exporter: PrometheusExporter,
+  address: ListenAddress,
+): Promise<MetricsServer> {
   const server = createServer((request, response) => {
     if (request.method !== "GET" || new URL(request.url ?? "/", "http://metrics").pathname !== "/metrics") {
       response
@@ -46,5 +55,5 @@ export async function startMetricsServer(exporter: PrometheusExporter, port: num
     }
     exporter.getMetricsRequestHandler(request, response);
   });
-  return listen(server, port);
+  return listen(server, address);
 }

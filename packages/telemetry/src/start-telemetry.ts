@@ -19,7 +19,7 @@ import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import type { Database } from "@wakeloop/db";
 import type { Kysely } from "kysely";
-import { type MetricsServer, startMetricsServer } from "./metrics-server";
+import { type ListenAddress, type MetricsServer, startMetricsServer } from "./metrics-server";
 import { PostgresSpanExporter } from "./postgres-span-exporter";
 import { scrubbingExporter } from "./scrubbing-exporter";
 import { createSecretScrubber } from "./secret-scrubber";
@@ -45,7 +45,7 @@ export interface Telemetry {
   /** Create instruments from it once, at start-up; the same meter serves every scrape and OTLP push. */
   meter: Meter;
   /** Serves `GET /metrics` (Prometheus text format) on `port` until shutdown; 0 picks a free port. */
-  serveMetrics(port: number): Promise<MetricsServer>;
+  serveMetrics(address: ListenAddress): Promise<MetricsServer>;
   /** Exports every span ended so far (e.g. before reading a trace back from Postgres) and pushes metrics. */
   flush(): Promise<void>;
   /** Exports every span still buffered, then unregisters the SDK. Call before closing `db`. */
@@ -117,8 +117,8 @@ export function startTelemetry(options: StartTelemetryOptions): Telemetry {
   return {
     tracer: trace.getTracer(options.serviceName),
     meter: metrics.getMeter(options.serviceName),
-    async serveMetrics(port) {
-      const server = await startMetricsServer(prometheus, port);
+    async serveMetrics(address) {
+      const server = await startMetricsServer(prometheus, address);
       servers.push(server);
       return server;
     },

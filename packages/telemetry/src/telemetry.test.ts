@@ -254,7 +254,7 @@ describe("logger", () => {
 
 describe("metrics", () => {
   it("serves instruments on GET /metrics in the Prometheus format, with the advised buckets", async () => {
-    const server = await telemetry.serveMetrics(0);
+    const server = await telemetry.serveMetrics({ port: 0, host: "127.0.0.1" });
     const duration = telemetry.meter.createHistogram(MetricName.genAiOperationDuration, {
       unit: "s",
       advice: { explicitBucketBoundaries: GEN_AI_DURATION_BUCKETS_S },

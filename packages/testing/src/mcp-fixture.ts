@@ -65,9 +65,9 @@ export interface McpFixture {
   close(): Promise<void>;
 }
 
-function mcpServer(fixture: Pick<McpFixture, "calls" | "cancelled">): Server {
+function mcpServer(fixture: Pick<McpFixture, "calls" | "cancelled">, tools: readonly unknown[]): Server {
   const server = new Server({ name: "wakeloop-fixture", version: "1.0.0" }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: FIXTURE_MCP_TOOLS }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }) as { tools: typeof FIXTURE_MCP_TOOLS });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     fixture.calls.push({ name: request.params.name, arguments: args });
@@ -103,9 +103,12 @@ function mcpServer(fixture: Pick<McpFixture, "calls" | "cancelled">): Server {
 /**
  * A real MCP server over streamable HTTP on a local port, with sessions as the SDK's stateful example
  * keeps them (so a client's cancellation reaches the call it cancels); a restart forgets them all.
- * With `token`, every request must carry `Authorization: Bearer <token>`.
+ * With `token`, every request must carry `Authorization: Bearer <token>`; `tools` lists others than
+ * FIXTURE_MCP_TOOLS (a hostile server's listing).
  */
-export async function startMcpFixture(options: { token?: string } = {}): Promise<McpFixture> {
+export async function startMcpFixture(
+  options: { token?: string; tools?: readonly unknown[] } = {},
+): Promise<McpFixture> {
   const sockets = new Set<Socket>();
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   let port = 0;
@@ -141,7 +144,7 @@ export async function startMcpFixture(options: { token?: string } = {}): Promise
         sessions.delete(id);
       },
     });
-    await mcpServer(fixture).connect(transport);
+    await mcpServer(fixture, options.tools ?? FIXTURE_MCP_TOOLS).connect(transport);
     await transport.handleRequest(req, res);
   }
 

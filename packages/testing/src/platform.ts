@@ -137,6 +137,8 @@ export class Platform {
       DATABASE_URL: this.database.appUrl,
       AGENT_SQL_DATABASE_URL: this.database.agentSqlUrl,
       NATS_URL: this.natsUrl,
+      // The shared test NATS has no auth; a test on an authenticating one passes credentials (appEnv).
+      NATS_ALLOW_ANONYMOUS: "true",
       WL_SUBJECT_PREFIX: this.prefix,
       HEALTH_PORT: "0",
       METRICS_PORT: "0",

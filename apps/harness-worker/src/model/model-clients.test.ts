@@ -41,6 +41,7 @@ beforeAll(async () => {
       followRedirects: false,
     }),
     timeoutMs: 10_000,
+    maxClients: 2,
   });
 });
 afterAll(async () => {
@@ -85,5 +86,23 @@ describe("modelClients", () => {
     const before = fake.requests.length;
     await expect(clients("tnt_none", model)).rejects.toMatchObject({ code: "model_base_url_refused" });
     expect(fake.requests).toHaveLength(before);
+  });
+
+  it("keeps a bounded number of clients, dropping the least recently used (issue #30 point 7)", async () => {
+    // Tenants choose base URLs: each new one is a new client, and a worker lives for many of them.
+    const at = (path: string): ModelConfig => ({
+      provider: "openai_compatible",
+      id: "m",
+      base_url: `${fake.url}/${path}/v1`,
+      max_output_tokens: 10,
+      context_window_tokens: 1_000,
+    });
+    const first = await clients("tnt_none", at("a"));
+    const second = await clients("tnt_none", at("b"));
+    expect(await clients("tnt_none", at("a"))).toBe(first);
+    // A third client pushes out the one used longest ago (b), not the one just reused (a).
+    await clients("tnt_none", at("c"));
+    expect(await clients("tnt_none", at("a"))).toBe(first);
+    expect(await clients("tnt_none", at("b"))).not.toBe(second);
   });
 });

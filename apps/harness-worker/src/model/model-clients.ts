@@ -10,6 +10,7 @@ import {
 } from "@wakeloop/model-providers";
 import { type CredentialCipher, readProviderCredential } from "@wakeloop/provider-credentials";
 import type { Kysely } from "kysely";
+import { LRUCache } from "lru-cache";
 
 /** The client for one model request of a tenant's session; throws a WakeloopError naming the rule. */
 export type ModelClients = (tenantId: string, model: ModelConfig) => Promise<ModelClient>;
@@ -23,16 +24,19 @@ export interface ModelClientsOptions {
   /** The egress guard every model request goes through. */
   fetch: Fetch;
   timeoutMs: number;
+  /** SDK clients kept for reuse; past it the least recently used is dropped (made again when asked). */
+  maxClients: number;
 }
 
 /**
  * Picks the key and applies the endpoint rules each time it is asked (once per wake: an agent version
  * saved under older rules, a credential added or deleted since, all count from the next wake), then
- * reuses one SDK client per provider, base URL and key for the life of the worker. Keys are cached by
- * hash, never in clear.
+ * reuses one SDK client per provider, base URL and key. Keys are cached by hash, never in clear. The
+ * cache is bounded: tenants choose base URLs and keys, so a worker that kept every client it ever made
+ * would grow with each new one, for its whole life.
  */
 export function modelClients(options: ModelClientsOptions): ModelClients {
-  const clients = new Map<string, ModelClient>();
+  const clients = new LRUCache<string, ModelClient>({ max: options.maxClients });
   return async (tenantId, model) => {
     const tenant = options.credentials.enabled
       ? await readProviderCredential(options.db, options.credentials, tenantId, model.provider)

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH } from "@wakeloop/contracts";
 import { Parser } from "acorn";
 import { describe, expect, it } from "vitest";
 import { MAX_RESULT_CHARS, readToolRun, toolProgram } from "./agent-tool-program";
@@ -58,5 +59,14 @@ describe("readToolRun", () => {
     expect(readToolRun(`${mark}{"ok":tr`, "sevt_1")).toBeNull();
     expect(readToolRun(`${mark}{"ok":"yes"}`, "sevt_1")).toBeNull();
     expect(MAX_RESULT_CHARS).toBeLessThan(100_000);
+  });
+
+  it("fails a result nested past MAX_JSON_DEPTH, which nothing could walk or store", () => {
+    const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
+    expect(readToolRun(`${mark}{"ok":true,"result":${deep},"logs":[]}\n`, "sevt_1")).toEqual({
+      ok: false,
+      error: expect.stringContaining(`deeper than ${MAX_JSON_DEPTH} levels`),
+      logs: [],
+    });
   });
 });

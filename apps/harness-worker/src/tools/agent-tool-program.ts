@@ -1,4 +1,4 @@
-import { RunSandboxCodeInput } from "@wakeloop/contracts";
+import { exceedsJsonDepth, jsonDepthMessage, RunSandboxCodeInput } from "@wakeloop/contracts";
 import { z } from "zod";
 
 /**
@@ -91,6 +91,8 @@ export function readToolRun(output: string, marker: string): ToolRun | null {
   } catch {
     return null;
   }
+  // The agent's own code wrote this line: a value nothing could walk or store is its failure.
+  if (exceedsJsonDepth(json)) return { ok: false, error: jsonDepthMessage("the tool's result"), logs: [] };
   const parsed = ToolRunLine.safeParse(json);
   if (!parsed.success) return null;
   const { ok, result, error, logs, logs_truncated } = parsed.data;

@@ -1,4 +1,4 @@
-import type { JsonSchemaObject } from "@wakeloop/contracts";
+import { exceedsJsonDepth, type JsonSchemaObject, jsonDepthMessage } from "@wakeloop/contracts";
 import { checkValue, LlmGenerateInput, schemaProblem } from "@wakeloop/tool-runtime";
 import { callModel } from "../model/call-model";
 import type { ToolContext } from "./tool-context";
@@ -69,6 +69,7 @@ function parseAnswer(
   } catch {
     return { ok: false, message: `the model's answer is not JSON: ${text.slice(0, 500)}` };
   }
+  if (exceedsJsonDepth(value)) return { ok: false, message: jsonDepthMessage("the model's answer") };
   const check = checkValue(schema, value, "answer");
   return check.ok
     ? { ok: true, value }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { McpServerSpec } from "@wakeloop/contracts";
+import { MAX_JSON_DEPTH, McpServerSpec } from "@wakeloop/contracts";
 import { createGuardedFetch } from "@wakeloop/egress";
 import { CredentialCipher, putVaultSecret } from "@wakeloop/provider-credentials";
 import { createTestDatabase, type McpFixture, startMcpFixture, type TestDatabase } from "@wakeloop/testing";
@@ -80,6 +80,26 @@ describe("WakeMcpClients", () => {
     expect(private10?.status === "unreachable" && private10.reason).toContain(
       "egress to 10.255.255.1 is refused",
     );
+  });
+
+  it("reports a server whose tool schemas nest past MAX_JSON_DEPTH as unreachable, not a failed wake", async () => {
+    // Deep enough for the limit, shallow enough for the fixture's own JSON.stringify.
+    const levels = 500;
+    const deep = JSON.parse(`${'{"items":'.repeat(levels)}{}${"}".repeat(levels)}`);
+    const hostile = await startMcpFixture({
+      tools: [{ name: "deep", inputSchema: { type: "object", properties: { x: deep } } }],
+    });
+    try {
+      const clients = new WakeMcpClients(access, "tnt_mcp", [server({ url: hostile.url, headers: {} })]);
+      const [listing] = await clients.list(never);
+      await clients.close();
+      expect(listing).toMatchObject({ status: "unreachable" });
+      expect(listing?.status === "unreachable" && listing.reason).toContain(
+        `deeper than ${MAX_JSON_DEPTH} levels`,
+      );
+    } finally {
+      await hostile.close();
+    }
   });
 
   it("turns results, isError results and timeouts into outcomes", async () => {

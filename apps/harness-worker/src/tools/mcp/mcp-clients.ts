@@ -8,6 +8,8 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Bus } from "@wakeloop/bus";
 import {
   type EnvironmentConfig,
+  exceedsJsonDepth,
+  jsonDepthMessage,
   type McpListedTool,
   type McpServerListing,
   type McpServerSpec,
@@ -102,6 +104,10 @@ export class WakeMcpClients {
               signal: limit,
               timeout: this.access.listTimeoutMs,
             });
+            // Schemas are normalized for the provider by recursion every turn: one nested past the
+            // limit would fail every wake of the session, so the server is listed as unusable instead.
+            if (exceedsJsonDepth(page.tools))
+              throw new WakeloopError("mcp_invalid_listing", jsonDepthMessage("the server's tool list"));
             for (const tool of page.tools) {
               tools.push({
                 name: tool.name,

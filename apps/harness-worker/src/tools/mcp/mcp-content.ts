@@ -1,4 +1,4 @@
-import type { Content, ContentBlock } from "@wakeloop/contracts";
+import { type Content, type ContentBlock, exceedsJsonDepth, jsonDepthMessage } from "@wakeloop/contracts";
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
@@ -23,7 +23,11 @@ export interface McpBlock {
 export function mcpResultContent(blocks: readonly McpBlock[], structured?: unknown): Content {
   const content: Content = blocks.map(toBlock);
   if (content.length === 0 && structured !== undefined) {
-    content.push({ type: "text", text: JSON.stringify(structured) });
+    // A server is tenant-chosen: JSON.stringify throws past a few thousand levels.
+    const text = exceedsJsonDepth(structured)
+      ? `[structured content left out: ${jsonDepthMessage("it")}]`
+      : JSON.stringify(structured);
+    content.push({ type: "text", text });
   }
   return content.length > 0 ? content : [{ type: "text", text: "(the tool returned no content)" }];
 }
