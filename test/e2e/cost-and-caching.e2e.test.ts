@@ -48,7 +48,10 @@ async function twoWakes(provider: "anthropic" | "openai" | "openai_compatible", 
   };
   const agent = await platform.create("/v1/agents", { name: `cache ${provider}`, model, system: SYSTEM });
   const id = await platform.create("/v1/sessions", { agent });
-  platform.fake.enqueue({ toolCalls: [{ name: "list_state_keys", input: {} }] }, { text: "No keys yet." });
+  platform.fake.enqueue(
+    { toolCalls: [{ name: "get_state", input: { key: "color" } }] },
+    { text: "No keys yet." },
+  );
   const first = await platform.turn(id, [say("Which keys do you keep?")]);
   platform.fake.enqueue({ text: "Still none." });
   const second = await platform.turn(id, [say("And now?")]);
@@ -170,15 +173,16 @@ describe("prompt caching and cost", () => {
       model: platform.fakeModel("anthropic"),
       system: SYSTEM,
     });
-    // The first request alone costs more than a tenth of a cent, even with its tools and system prompt
-    // read from the cache the earlier sessions of this model wrote (about 14 000 tokens at $0.30 a million).
-    const budget = { max_total_tokens: null, max_cost_micro_usd: 1_000 };
+    // The first request alone costs more than a hundredth of a cent, even with its tools and system
+    // prompt read from the cache the earlier sessions of this model wrote (about 1 600 tokens at $0.30
+    // a million).
+    const budget = { max_total_tokens: null, max_cost_micro_usd: 100 };
     const id = await platform.create("/v1/sessions", { agent, budget });
-    platform.fake.enqueue({ toolCalls: [{ name: "list_state_keys", input: {} }] });
+    platform.fake.enqueue({ toolCalls: [{ name: "get_state", input: { key: "color" } }] });
     const events = await platform.turn(id, [say("Loop on the state.")], "budget_reached");
     expect(requestUsages(events)).toHaveLength(1);
     const session = await platform.request("GET", `/v1/sessions/${id}`);
-    expect(session.body.cost_micro_usd).toBeGreaterThanOrEqual(1_000);
+    expect(session.body.cost_micro_usd).toBeGreaterThanOrEqual(100);
     expect(session.body.budget).toEqual(budget);
 
     platform.fake.enqueue({ text: "Done." });

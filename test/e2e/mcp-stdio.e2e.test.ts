@@ -172,7 +172,8 @@ describe("stdio MCP servers in the session's sandbox, through the services", () 
       isError: true,
       value: "the stdio fixture failed on purpose",
     });
-    expect(stats).toMatchObject({ isError: false, value: { uid: 1001, cwd: "/workspace" } });
+    // Given vault secrets, it starts in its own home, where the agent can plant nothing.
+    expect(stats).toMatchObject({ isError: false, value: { uid: 1001, cwd: "/home/wl-mcp" } });
     expect(digest?.value).toBe(createHash("sha256").update(TOKEN).digest("hex"));
     const pid = pidOf(stats);
     expect(pid).toEqual(expect.any(Number));

@@ -54,7 +54,7 @@ async function turn(
 const NOTE = "The staging database password rotates every Monday; fetch it from vault path ops/staging.";
 
 describe("recall at wake start", () => {
-  it("puts session A's note in session B's system context and records what was recalled", async () => {
+  it("puts session A's note in session B's history after its question and records what was recalled", async () => {
     const shared = await agent();
     const a = await turn(shared, "remember this", [
       { toolCalls: [{ name: "memory_write", input: { target: "staging.md", content: NOTE } }] },
@@ -68,6 +68,15 @@ describe("recall at wake start", () => {
     expect(b.firstRequest).toContain("## Recalled memory");
     expect(b.firstRequest).toContain("### workspace_memory_notes/staging.md");
     expect(b.firstRequest).toContain("vault path ops/staging");
+    // Not in the system prompt, which stays the same from wake to wake: after the question it answers.
+    const body = JSON.parse(b.firstRequest) as { messages: { role: string; content: unknown }[] };
+    const roles = body.messages.map((message) => [message.role, JSON.stringify(message.content)]);
+    const question = roles.findIndex(([, content]) => content?.includes("staging database password"));
+    const recalledAt = roles.findIndex(([, content]) => content?.includes("## Recalled memory"));
+    expect(roles[0]?.[0]).toBe("system");
+    expect(roles[0]?.[1]).not.toContain("## Recalled memory");
+    expect(recalledAt).toBe(question + 1);
+    expect(roles[recalledAt]?.[0]).toBe("user");
 
     const recalled = b.events.filter((event) => event.type === "session.memory_recalled");
     const message = b.events.find((event) => event.type === "user.message");
@@ -96,7 +105,7 @@ describe("recall at wake start", () => {
     const first = await turn(learner, "the seed script fails", [
       { text: `Fixed it.\n<learning>${lesson}</learning>` },
     ]);
-    // learning_list's description tells the model how to state one.
+    // The system prompt tells the model how to state one, whatever tools are offered.
     expect(first.firstRequest).toContain("inside <learning>");
     // Stated again in another session: still one learning.
     await turn(learner, "seed again", [{ text: `<learning>${lesson}</learning>` }]);

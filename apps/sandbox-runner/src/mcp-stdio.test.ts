@@ -68,7 +68,7 @@ function textOf(result: Awaited<ReturnType<Client["callTool"]>>): string {
 }
 
 describe("MCP stdio servers in the sandbox", () => {
-  it("runs the server as its own uid (1001) in /workspace: tools, calls, error results, the vault's env", async () => {
+  it("runs the server as its own uid (1001) in its own home: tools, calls, error results, the vault's env", async () => {
     const client = await connected();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
@@ -85,7 +85,7 @@ describe("MCP stdio servers in the sandbox", () => {
     const failed = await client.callTool({ name: "fail", arguments: {} });
     expect(failed.isError).toBe(true);
     expect(textOf(failed)).toBe("the stdio fixture failed on purpose");
-    expect(await stats(client)).toMatchObject({ uid: 1001, cwd: "/workspace" });
+    expect(await stats(client)).toMatchObject({ uid: 1001, cwd: "/home/wl-mcp" });
     // The value reached the process's environment; only its digest comes back.
     expect(textOf(await client.callTool({ name: "token_digest", arguments: {} }))).toBe(
       createHash("sha256").update(TOKEN).digest("hex"),

@@ -253,9 +253,15 @@ export const SandboxStatus = z.object({
   message: z.string().optional(),
 });
 
-/** What a wake's start recalled from the agent's memory into the system context, within its budget. */
+/**
+ * What a wake's start recalled from the agent's memory for the new input, within its budget. The
+ * model reads `text` in the history right after the messages that asked, so the prompt before them
+ * stays the same from wake to wake (a cached prefix); events written before it carried no `text`.
+ */
 export const SessionMemoryRecalled = z.object({
   type: z.literal("session.memory_recalled"),
+  /** The recalled entries as the model reads them. */
+  text: z.string().optional(),
   /** The queued user messages whose text was the query. */
   message_ids: z.array(Id),
   budget_tokens: z.number().int().nonnegative(),

@@ -42,6 +42,42 @@ describe("eventsToMessages", () => {
     ]);
   });
 
+  it("puts recalled memory right after the messages it was recalled for, and keeps earlier turns as they were", () => {
+    const recall = (recalled?: string) =>
+      event({
+        type: "session.memory_recalled",
+        message_ids: [],
+        budget_tokens: 1_000,
+        hits: [],
+        dropped: 0,
+        ...(recalled !== undefined && { text: recalled }),
+      });
+    const first = [
+      event({ type: "user.message", content: text("vpn?") }),
+      recall("## Recalled memory\nUse the VPN."),
+    ];
+    const later = [
+      ...first,
+      event({ type: "agent.message", content: text("Use the VPN.") }),
+      event({ type: "user.message", content: text("and staging?") }),
+      recall("## Recalled memory\nStaging is behind the VPN."),
+      // An event from before recall kept its text adds nothing.
+      recall(),
+    ];
+    const before = eventsToMessages(first);
+    expect(before).toEqual([
+      { role: "user", content: text("vpn?") },
+      { role: "user", content: text("## Recalled memory\nUse the VPN.") },
+    ]);
+    const after = eventsToMessages(later);
+    expect(after.slice(0, 2)).toEqual(before);
+    expect(after.slice(2)).toEqual([
+      { role: "assistant", content: text("Use the VPN.") },
+      { role: "user", content: text("and staging?") },
+      { role: "user", content: text("## Recalled memory\nStaging is behind the VPN.") },
+    ]);
+  });
+
   it("groups one response's text and calls into one assistant turn followed by its results", () => {
     const messages = eventsToMessages([
       event({ type: "user.message", content: text("hi") }),

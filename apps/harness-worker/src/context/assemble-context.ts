@@ -114,6 +114,11 @@ export class History {
       case "user.define_outcome":
         this.addUser(textContent(outcomeMessage(event)));
         break;
+      case "session.memory_recalled":
+        // Right after the messages it was recalled for (older events kept no text).
+        if (event.text === undefined) return;
+        this.addUser(textContent(event.text));
+        break;
       case "agent.message":
         if (this.assistant !== null && (this.openCalls.length > 0 || this.results.size > 0)) this.closeTurn();
         this.assistant ??= [];

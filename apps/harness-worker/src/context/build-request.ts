@@ -84,22 +84,25 @@ function toolSet(view: SessionView, settings: WakeSettings): ToolSet {
   return entry;
 }
 
+const LEARNING_NOTE =
+  "## Learnings\nTo record a durable learning (a fix that worked, a pitfall, a preference later sessions " +
+  "should know), state it in your reply inside <learning>...</learning>; the runtime keeps each once.";
+
 /**
- * The agent's system prompt, followed by the index of its enabled skills (names and one-line
- * descriptions; bodies are read on demand with skills_read) when it has any, and the memory entries
- * recalled at wake start for the new input.
+ * The agent's system prompt (and, while memory answers, how to state a learning), followed by the index of its enabled skills (names and one-line
+ * descriptions; bodies are read on demand with skills_read) when it has any. Memory recalled for a
+ * wake's new input is in the history (`session.memory_recalled`), not here: what is here stays the
+ * same from wake to wake, a prefix the provider caches.
  */
 export function systemPrompt(view: SessionView): string {
-  const { skills, recalled } = view.memory;
+  const { skills, ready } = view.memory;
   let prompt = view.agent.system;
+  // The runtime captures these whatever tools are offered (learning_list may be deferred), so the
+  // model is told here, once, in the part of the prompt that stays the same.
+  if (ready) prompt += `\n\n${LEARNING_NOTE}`;
   if (skills.length > 0) {
     const index = skills.map((skill) => `- ${skill.name}: ${skill.description}`).join("\n");
     prompt += `\n\n## Skills\nRead a skill with skills_read before following it.\n${index}`;
-  }
-  // What varies per wake comes last, so the rest stays a cacheable prefix.
-  if (recalled.length > 0) {
-    const entries = recalled.map((section) => section.text).join("\n\n");
-    prompt += `\n\n## Recalled memory\nEntries of your memory that match the new input; reread one with memory_read before relying on it.\n\n${entries}`;
   }
   return prompt;
 }

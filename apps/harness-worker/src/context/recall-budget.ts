@@ -18,6 +18,12 @@ export function recallSectionText(store: string, target: string, content: string
   return `### ${store}/${target}\n${content}`;
 }
 
+/** The recalled entries as the model reads them, after the messages they were recalled for. */
+export function recallText(sections: readonly RecallSection[]): string {
+  const entries = sections.map((section) => section.text).join("\n\n");
+  return `## Recalled memory\nEntries of your memory that match the new input; reread one with memory_read before relying on it.\n\n${entries}`;
+}
+
 /**
  * Keeps the best hits (in the service's rank order) whose sections fit in `budgetTokens` together;
  * the first that does not fit is cut to the rest of the budget when at least `MIN_CUT_TOKENS` remain,

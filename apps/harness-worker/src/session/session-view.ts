@@ -7,7 +7,6 @@ import type {
 } from "@wakeloop/contracts";
 import { reduceSessionState } from "@wakeloop/session-core";
 import type { AgentDefinedToolSpec } from "@wakeloop/tool-runtime";
-import type { RecallSection } from "../context/recall-budget";
 
 /** What the memory service told this wake at its start; without an answer its tools are not offered. */
 export interface WakeMemory {
@@ -16,8 +15,6 @@ export interface WakeMemory {
   recallable: boolean;
   /** The skills index for the system context: enabled skills, names and one-line descriptions. */
   skills: SkillSummary[];
-  /** Memory entries recalled for the wake's new input, within the recall budget. */
-  recalled: RecallSection[];
 }
 
 /**
@@ -36,7 +33,7 @@ export class SessionView {
   /** 0 for a root session, its parent's + 1 for a sub-session. */
   readonly depth: number;
   /** Set once at wake start (memory.ready runtime fact, skills index, recall), fixed for the wake. */
-  memory: WakeMemory = { ready: false, recallable: false, skills: [], recalled: [] };
+  memory: WakeMemory = { ready: false, recallable: false, skills: [] };
   /**
    * The agent's own tools, read once at wake start (`loadAgentTools`): a tool created, changed or
    * disabled during the wake is offered as such from the next wake on.

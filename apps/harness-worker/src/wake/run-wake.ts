@@ -190,8 +190,7 @@ async function leasedWake(
     if (held.conversation !== null) continueConversation(view, held.conversation);
     view.agentTools = await agentTools;
     view.memory = await memory;
-    const recall = await recallForWake(deps.memory, deps.tracer, log, view, settings.recall);
-    view.memory = { ...view.memory, recalled: recall.sections };
+    const recalled = await recallForWake(deps.memory, deps.tracer, log, view, settings.recall);
     span.updateName(`invoke_agent ${view.agent.name}`);
     span.setAttribute(ATTR_GEN_AI_AGENT_NAME, view.agent.name);
     const writer = new SessionWriter(db, view, { id: job.wake_id, epoch: lease.epoch, traceId });
@@ -199,7 +198,7 @@ async function leasedWake(
     // request's start: one commit fewer per wake. A sandbox to provision or calls to resume first
     // take time, so then it commits at once and clients see the session running meanwhile.
     const starting: NewEvent[] = [{ type: "session.status_running" }];
-    if (recall.event !== null) starting.push(recall.event);
+    if (recalled !== null) starting.push(recalled);
     const listed = await listing;
     const listingChanged = listed === null ? null : listingEvent(listed, view.state.mcp_servers);
     // An interrupt during the listing leaves the last one in place; the next wake lists again.

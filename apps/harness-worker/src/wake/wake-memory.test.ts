@@ -98,7 +98,7 @@ function view(messages: string[], ready = true, recallable = ready, seen: string
     state,
     events,
   });
-  result.memory = { ready, recallable, skills: [], recalled: [] };
+  result.memory = { ready, recallable, skills: [] };
   return result;
 }
 
@@ -109,11 +109,11 @@ describe("recallForWake", () => {
     const memory = createMemoryClient(buses[0] as Bus);
     const recall = await recallForWake(memory, tracer, log, view(["vpn?", "staging access"]), settings);
     expect(asked).toEqual(["vpn?\nstaging access"]);
-    expect(recall.sections.map((section) => section.text)).toEqual([
-      "### workspace_memory_notes/vpn.md\nUse the VPN.",
-    ]);
-    expect(recall.event).toEqual({
+    expect(recall).toEqual({
       type: "session.memory_recalled",
+      text: expect.stringMatching(
+        /^## Recalled memory\n.*\n\n### workspace_memory_notes\/vpn\.md\nUse the VPN\.$/,
+      ),
       message_ids: ["sevt_0", "sevt_1"],
       budget_tokens: 1_000,
       hits: [expect.objectContaining({ target: "vpn.md", version_id: "mver_1", truncated: false })],
@@ -133,7 +133,7 @@ describe("recallForWake", () => {
       settings,
     );
     expect(asked).toEqual(["vpn?"]);
-    expect(recall.event).toMatchObject({ message_ids: ["sevt_3"] });
+    expect(recall).toMatchObject({ message_ids: ["sevt_3"] });
   });
 
   it("goes on without recall once the timeout passes", async () => {
@@ -141,7 +141,7 @@ describe("recallForWake", () => {
     answered = 0;
     const memory = createMemoryClient(buses[0] as Bus);
     const recall = await recallForWake(memory, tracer, log, view(["staging access"]), settings);
-    expect(recall).toEqual({ sections: [], event: null });
+    expect(recall).toBeNull();
     // The service was still working on it: the wake did not wait for its answer.
     expect(answered).toBe(0);
   });
@@ -150,7 +150,7 @@ describe("recallForWake", () => {
     asked = [];
     delayMs = 0;
     const memory = createMemoryClient(buses[0] as Bus);
-    const none = { sections: [], event: null };
+    const none = null;
     expect(await recallForWake(memory, tracer, log, view(["vpn"], false), settings)).toEqual(none);
     expect(await recallForWake(memory, tracer, log, view(["vpn"], true, false), settings)).toEqual(none);
     expect(await recallForWake(memory, tracer, log, view(["vpn"]), { ...settings, maxTokens: 0 })).toEqual(
@@ -172,7 +172,6 @@ describe("loadWakeMemory", () => {
       ready: true,
       recallable: false,
       skills: [{ name: "deploy", description: "How to deploy" }],
-      recalled: [],
     });
     // A service that does not say (older than the field) is asked for recall.
     context = { skills: [] };
@@ -194,7 +193,6 @@ describe("loadWakeMemory", () => {
       ready: false,
       recallable: false,
       skills: [],
-      recalled: [],
     });
   });
 });

@@ -2,10 +2,10 @@ import type { SessionEvent } from "@wakeloop/contracts";
 import type { NewEvent } from "@wakeloop/db";
 import type { MemoryClient } from "@wakeloop/memory-client";
 import type { Logger, Tracer } from "@wakeloop/telemetry";
-import { fitRecall, type RecallSection } from "../context/recall-budget";
+import { fitRecall, recallText } from "../context/recall-budget";
 import type { SessionView, WakeMemory } from "../session/session-view";
 
-const UNAVAILABLE: WakeMemory = { ready: false, recallable: false, skills: [], recalled: [] };
+const UNAVAILABLE: WakeMemory = { ready: false, recallable: false, skills: [] };
 
 export interface RecallSettings {
   /** Tokens of recalled memory the system context may hold (0: no recall). */
@@ -46,7 +46,7 @@ export function loadWakeMemory(
         "wakeloop.memory.skills": skills.length,
         "wakeloop.memory.recallable": recallable,
       });
-      return { ready: true, recallable, skills, recalled: [] };
+      return { ready: true, recallable, skills };
     } catch (error) {
       log.warn({ err: error }, "memory service did not give the wake's context; memory tools are off");
       return UNAVAILABLE;
@@ -69,9 +69,8 @@ export function recallForWake(
   log: Logger,
   view: SessionView,
   settings: RecallSettings,
-): Promise<{ sections: RecallSection[]; event: NewEvent | null }> {
-  const none = { sections: [], event: null };
-  if (memory === null || !view.memory.recallable || settings.maxTokens === 0) return Promise.resolve(none);
+): Promise<NewEvent | null> {
+  if (memory === null || !view.memory.recallable || settings.maxTokens === 0) return Promise.resolve(null);
   const newInput = unprocessedMessages(view);
   const text = newInput
     .flatMap((event) => event.content)
@@ -79,7 +78,7 @@ export function recallForWake(
     .join("\n")
     .slice(0, 32_000)
     .trim();
-  if (text === "") return Promise.resolve(none);
+  if (text === "") return Promise.resolve(null);
   return tracer.startActiveSpan("memory recall", async (span) => {
     try {
       const { hits } = await memory.recall(
@@ -93,9 +92,10 @@ export function recallForWake(
         "wakeloop.memory.recall.tokens": sections.reduce((sum, section) => sum + section.tokens, 0),
         "wakeloop.memory.recall.entries": sections.map((section) => `${section.store}/${section.target}`),
       });
-      if (sections.length === 0) return none;
+      if (sections.length === 0) return null;
       const event: NewEvent = {
         type: "session.memory_recalled",
+        text: recallText(sections),
         message_ids: newInput.map((event) => event.id),
         budget_tokens: settings.maxTokens,
         hits: sections.map(({ store, target, version_id, tokens, truncated }) => ({
@@ -107,11 +107,11 @@ export function recallForWake(
         })),
         dropped,
       };
-      return { sections, event };
+      return event;
     } catch (error) {
       span.recordException(error as Error);
       log.warn({ err: error }, "memory recall failed or timed out; the wake goes on without it");
-      return none;
+      return null;
     } finally {
       span.end();
     }
