@@ -99,8 +99,8 @@ Ready in ${SECONDS}s. The platform keeps running:
   The demo tenant's owner key is in $state/demo-key: export WAKELOOP_API_KEY=\$(cat $state/demo-key)
   Another tenant: npm run tenant -- --name acme (prints its owner key once; more keys: POST /v1/api_keys).
   The local fake model (http://127.0.0.1:$FAKE_MODEL_PORT/v1) answers any agent; anthropic/openai agents may
-  use it as base_url here because MODEL_BASE_URL_ALLOWED_HOSTS=$MODEL_BASE_URL_ALLOWED_HOSTS (README, "Model
-  providers").
+  use it as base_url here because MODEL_BASE_URL_ALLOWED_HOSTS=$MODEL_BASE_URL_ALLOWED_HOSTS
+  (docs/configuration.md). Chat with one: npx tsx packages/cli/src/main.ts chat <agent> (streams the answer).
 Metrics (Prometheus text): http://127.0.0.1:9464/metrics (gateway), 9465 (orchestrator), 9466 and 9469
 (workers), 9467 (sandbox-runner), 9468 (memory-retrieval); see docs/observability.md.
 Stop it with: bash infra/down.sh (sandboxes are kept for the next start)
