@@ -215,14 +215,9 @@ describe("metrics of a wake", () => {
     // Killed only once its request reached the model: killed before, the rescheduled wake would take
     // the slow answer and leave the next test's script behind.
     await expect.poll(() => platform.fake.requests.length, { timeout: 10_000 }).toBe(requestsBefore + 1);
-    const wake = await platform.db
-      .selectFrom("wakes")
-      .select(["worker_id"])
-      .where("session_id", "=", id)
-      .where("status", "=", "running")
-      .executeTakeFirstOrThrow();
-    const victim = platform.app(wake.worker_id ?? "");
-    const survivor = WORKERS.find((name) => name !== wake.worker_id) ?? "";
+    const worker = await platform.wakeWorker(id);
+    const victim = platform.app(worker);
+    const survivor = WORKERS.find((name) => name !== worker) ?? "";
     victim.kill("SIGKILL");
     await victim.exited;
     await platform.waitForIdle(id, "end_turn", 0, 30_000);

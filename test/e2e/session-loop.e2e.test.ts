@@ -399,13 +399,7 @@ describe("session loop", () => {
     const id = await session(await agent());
     await send(id, say("survive this"));
     await platform.waitForEvent(id, (event) => event.type === "span.model_request_start");
-    const wake = await platform.db
-      .selectFrom("wakes")
-      .select(["worker_id"])
-      .where("session_id", "=", id)
-      .where("status", "=", "running")
-      .executeTakeFirstOrThrow();
-    const victim = platform.app(wake.worker_id ?? "");
+    const victim = platform.app(await platform.wakeWorker(id));
     victim.kill("SIGKILL");
     await victim.exited;
     await platform.waitForIdle(id, "end_turn", 0, 30_000);
