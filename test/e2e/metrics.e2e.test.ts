@@ -236,7 +236,7 @@ describe("metrics of a wake", () => {
       (finishedBefore.get(survivor) ?? 0) + 1,
     );
     expect(survived.value("gen_ai_client_operation_duration_count", model)).toBeGreaterThanOrEqual(1);
-    await platform.startWorker(wake.worker_id ?? "");
+    await platform.startWorker(worker);
   });
 
   it("count a failed model request by its error type, apart from the retry that succeeded", async () => {

@@ -399,7 +399,8 @@ describe("session loop", () => {
     const id = await session(await agent());
     await send(id, say("survive this"));
     await platform.waitForEvent(id, (event) => event.type === "span.model_request_start");
-    const victim = platform.app(await platform.wakeWorker(id));
+    const worker = await platform.wakeWorker(id);
+    const victim = platform.app(worker);
     victim.kill("SIGKILL");
     await victim.exited;
     await platform.waitForIdle(id, "end_turn", 0, 30_000);
@@ -409,6 +410,6 @@ describe("session loop", () => {
     const messages = events.filter((event) => event.type === "agent.message");
     expect(messages).toHaveLength(1);
     expect(textOf(messages[0])).toBe("Recovered answer.");
-    await platform.startWorker(wake.worker_id ?? "");
+    await platform.startWorker(worker);
   });
 });
