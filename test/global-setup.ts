@@ -39,6 +39,8 @@ export default async function setup(): Promise<() => Promise<void>> {
         "Start them with: bash infra/ensure-services.sh",
     );
   }
+  // The integration and serial tiers each run this setup; the first of the run makes the template.
+  if (process.env[TEMPLATE_DATABASE_ENV] !== undefined) return async () => {};
   const template = await createTemplateDatabase();
   process.env[TEMPLATE_DATABASE_ENV] = template.name;
   return async () => {
