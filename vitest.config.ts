@@ -1,15 +1,17 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
 /*
- * Three tiers (README "Developing"):
- * - unit: pure and unit tests, no Postgres, NATS, Docker or platform (`npm test`). Its files are listed
- *   here; a test file not listed is an integration test. The tier points the services' addresses at a
- *   closed port, so a unit test that starts needing one fails at once instead of slowing the tier.
- * - integration: every other file, side by side (each owns its database, a copy of the run's
- *   migrated template, and its subject prefix).
- * - serial: files that must run alone, after the others: the compiled build rewrites the apps' and
- *   the console's dist/ that running gateways serve; the others assert fairness, a timeout's margin or
- *   a batch window (100 ms) that the load of side-by-side files blurs.
+ * Three tiers (docs/testing.md):
+ * - unit: pure and unit tests, no Postgres, NATS, Docker or app process (`npm test`). Its files are
+ *   listed here; a test file not listed is an integration or serial test. The tier points the services'
+ *   addresses at a closed port, so a unit test that starts needing one fails at once instead of
+ *   slowing the tier.
+ * - integration: the packages' and apps' other files, beside the unit tier in two forks (each file
+ *   owns its database, a copy of the run's migrated template, and its subject prefix).
+ * - serial: one file at a time, after the others (vitest runs a one-fork project last): the e2e
+ *   files, which start whole platforms (two starting at once on the loaded 2-core machine missed
+ *   their 60 s start-up timeout), the compiled build, which rewrites the dist/ folders that running
+ *   gateways serve, and files that assert fairness, a timeout's margin or a 100 ms batch window.
  */
 const UNIT = [
   ...[
@@ -69,12 +71,10 @@ const UNIT = [
   "test/infra/*.test.ts",
 ];
 
-// The files that start the apps as processes: whole platforms, gateways, the tenant CLI.
-const E2E = ["test/**/*.test.ts", "packages/testing/src/platform.test.ts"];
-
 const SERIAL = [
-  "test/compiled-build.test.ts",
-  "test/security/wake-fairness.security.test.ts",
+  // The files that start the apps as processes: whole platforms, gateways, the tenant CLI, the build.
+  "test/**/*.test.ts",
+  "packages/testing/src/platform.test.ts",
   "apps/orchestrator/src/sandbox-release.test.ts",
   "packages/bus/src/consume.test.ts",
 ];
@@ -91,9 +91,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
-    // Two forks on the 2-core machine, and at most one of them boots whole platforms (the e2e tier):
-    // two platforms (six processes each) starting at once missed their 60 s start-up timeout on the
-    // loaded machine (docs/testing.md).
     maxWorkers: 2,
     projects: [
       { extends: true, test: { name: "unit", include: UNIT, env: NO_SERVICES, isolate: false } },
@@ -102,18 +99,8 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...UNIT, ...E2E, ...SERIAL],
-          globalSetup: ["test/global-setup.ts"],
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: "e2e",
-          include: E2E,
           exclude: [...configDefaults.exclude, ...UNIT, ...SERIAL],
           globalSetup: ["test/global-setup.ts"],
-          maxWorkers: 1,
         },
       },
       {
@@ -121,9 +108,9 @@ export default defineConfig({
         test: {
           name: "serial",
           include: SERIAL,
+          exclude: [...configDefaults.exclude, ...UNIT],
           globalSetup: ["test/global-setup.ts"],
-          fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          maxWorkers: 1,
         },
       },
     ],
