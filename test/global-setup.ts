@@ -1,4 +1,5 @@
 import { Socket } from "node:net";
+import { createTemplateDatabase, TEMPLATE_DATABASE_ENV } from "@wakeloop/testing";
 
 // Integration tests talk to the real services; a missing one fails the run up front with the fix.
 const required = [
@@ -22,7 +23,11 @@ function reachable(url: string): Promise<boolean> {
   });
 }
 
-export default async function setup(): Promise<void> {
+/**
+ * Checks the services, then migrates the run's template database once; every test database is a copy
+ * of it (the forks inherit its name through the environment). The returned teardown drops it.
+ */
+export default async function setup(): Promise<() => Promise<void>> {
   const missing: string[] = [];
   for (const service of required) {
     const url = process.env[service.env] ?? service.fallback;
@@ -34,4 +39,12 @@ export default async function setup(): Promise<void> {
         "Start them with: bash infra/ensure-services.sh",
     );
   }
+  // The integration and serial tiers each run this setup; the first of the run makes the template.
+  if (process.env[TEMPLATE_DATABASE_ENV] !== undefined) return async () => {};
+  const template = await createTemplateDatabase();
+  process.env[TEMPLATE_DATABASE_ENV] = template.name;
+  return async () => {
+    delete process.env[TEMPLATE_DATABASE_ENV];
+    await template.drop();
+  };
 }

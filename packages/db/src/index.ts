@@ -49,7 +49,7 @@ export {
 export { CONTINUE_MESSAGE, childRunLeft, finishChildRun, startChildRuns } from "./child-runs";
 export { type CreateDbOptions, createDb, poolStats } from "./create-db";
 export type * from "./database";
-export { dropDatabase, dropRole, ensureDatabase, redactUrl } from "./database-admin";
+export { copyDatabase, dropDatabase, dropRole, ensureDatabase, redactUrl } from "./database-admin";
 export {
   type EventHit,
   type EventSearchOptions,

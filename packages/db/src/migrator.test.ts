@@ -2,15 +2,28 @@ import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDb } from "./create-db";
-import { dropDatabase, ensureDatabase } from "./database-admin";
+import { copyDatabase, dropDatabase, ensureDatabase } from "./database-admin";
 import { MIGRATIONS } from "./migrations";
 import { migrateToLatest } from "./migrator";
 
 const server = new URL(process.env.WL_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres");
 server.pathname = `/wl_test_migrate_${randomBytes(6).toString("hex")}`;
 const url = server.toString();
+server.pathname = `${server.pathname}_copy`;
+const copyUrl = server.toString();
 
-afterAll(() => dropDatabase(url));
+afterAll(async () => {
+  await dropDatabase(copyUrl);
+  await dropDatabase(url);
+});
+
+/** The privileges PUBLIC holds on a database (its catalog ACL, or the defaults when it has none). */
+async function publicPrivileges(db: ReturnType<typeof createDb>): Promise<string[]> {
+  const result = await sql<{ privilege_type: string }>`
+    SELECT a.privilege_type FROM pg_database d, aclexplode(coalesce(d.datacl, acldefault('d', d.datdba))) a
+    WHERE d.datname = current_database() AND a.grantee = 0 ORDER BY 1`.execute(db);
+  return result.rows.map((row) => row.privilege_type);
+}
 
 describe("migrations", () => {
   it("create the database once, apply on an empty database, and are idempotent", async () => {
@@ -72,6 +85,26 @@ describe("migrations", () => {
       await expect(sql`UPDATE agent_versions SET spec = '{"x":1}'`.execute(db)).rejects.toThrow(/immutable/);
     } finally {
       await db.destroy();
+    }
+  });
+
+  // Test runs copy one migrated template per test database (CREATE DATABASE … TEMPLATE) instead of
+  // migrating each; after the test above, `url` is such a template.
+  it("copy to a database as migrated as the original, with PUBLIC's privileges as restricted", async () => {
+    await copyDatabase(new URL(url).pathname.slice(1), copyUrl);
+    const original = createDb({ url, max: 1 });
+    const copy = createDb({ url: copyUrl, max: 1 });
+    try {
+      expect(await migrateToLatest(copy)).toEqual([]);
+      // Migration 0016 revoked TEMPORARY from PUBLIC; database ACLs are not in the copied files.
+      expect(await publicPrivileges(original)).toEqual(["CONNECT"]);
+      expect(await publicPrivileges(copy)).toEqual(["CONNECT"]);
+      await expect(sql`UPDATE agent_versions SET spec = '{"x":1}'`.execute(copy)).rejects.toThrow(
+        /immutable/,
+      );
+    } finally {
+      await original.destroy();
+      await copy.destroy();
     }
   });
 });
