@@ -44,13 +44,17 @@ async function turn(sessionId: string, text: string): Promise<SessionEvent[]> {
   return (await platform.events(sessionId)).filter((event) => event.seq > before);
 }
 
-/** The system prompt the fake model received in its request number `index` (OpenAI wire format). */
+/**
+ * The agent's own part of the system prompt the fake model received in its request number `index`
+ * (OpenAI wire format): what precedes the sections the harness adds (how to state a learning).
+ */
 function systemOf(index: number): string {
   const body = platform.fake.requests[index]?.body as {
     messages?: Array<{ role: string; content: unknown }>;
   };
   const system = body.messages?.find((message) => message.role === "system");
-  return typeof system?.content === "string" ? system.content : JSON.stringify(system?.content ?? "");
+  const text = typeof system?.content === "string" ? system.content : JSON.stringify(system?.content ?? "");
+  return text.split("\n\n## Learnings\n")[0] ?? text;
 }
 
 describe("self-edit", () => {

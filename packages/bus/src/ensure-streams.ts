@@ -10,7 +10,7 @@ import {
   type StreamInfo,
 } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
-import { WakeloopError } from "@wakeloop/contracts";
+import { backoffDelay, sleep, WakeloopError } from "@wakeloop/contracts";
 import type { Catalog, CatalogEntry, ConsumerSpec, StreamSpec } from "./catalog";
 
 function isApiError(err: unknown, code: number): boolean {
@@ -33,8 +33,30 @@ function streamConfig(spec: StreamSpec) {
   };
 }
 
-/** Creates the stream or brings an existing one to `spec`; safe to run from every process at start-up. */
-export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<void> {
+/** Tries of one set-up while its errors say a retry can help (a cluster electing a leader, a slow quorum). */
+const SETUP_TRIES = 5;
+const SETUP_BACKOFF = { initialMs: 500, maxMs: 4_000 };
+
+async function retrying(setUp: () => Promise<void>): Promise<void> {
+  for (let failures = 0; ; failures++) {
+    try {
+      return await setUp();
+    } catch (error) {
+      if (!(error instanceof WakeloopError && error.retryable) || failures + 1 >= SETUP_TRIES) throw error;
+      await sleep(backoffDelay(failures, SETUP_BACKOFF));
+    }
+  }
+}
+
+/**
+ * Creates the stream or brings an existing one to `spec`; safe to run from every process at start-up.
+ * A timeout or a lost connection is tried again a few times before it fails the start.
+ */
+export function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<void> {
+  return retrying(() => setUpStream(jsm, spec));
+}
+
+async function setUpStream(jsm: JetStreamManager, spec: StreamSpec): Promise<void> {
   const { name, retention, storage, mutable } = streamConfig(spec);
   let info: StreamInfo;
   try {
@@ -61,7 +83,11 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
   }
 }
 
-export async function ensureConsumer(jsm: JetStreamManager, entry: CatalogEntry): Promise<void> {
+export function ensureConsumer(jsm: JetStreamManager, entry: CatalogEntry): Promise<void> {
+  return retrying(() => setUpConsumer(jsm, entry));
+}
+
+async function setUpConsumer(jsm: JetStreamManager, entry: CatalogEntry): Promise<void> {
   const spec: ConsumerSpec | undefined = entry.consumer;
   if (!spec) return;
   const config = {

@@ -98,7 +98,13 @@ export async function startLocalNatsCluster(size = 3): Promise<LocalNatsCluster>
 
   try {
     await Promise.all(nodes.map((n) => start(n.name)));
-    await ask((jsm) => jsm.getAccountInfo());
+    // A meta leader answers account info before every peer can hold a replica: a stream of `size`
+    // replicas made and removed proves the cluster takes the platform's streams.
+    await ask(async (jsm) => {
+      const name = `WL_CLUSTER_PROBE_${process.pid}`;
+      await jsm.streams.add({ name, subjects: [`wl-cluster-probe.${process.pid}`], num_replicas: size });
+      await jsm.streams.delete(name);
+    });
   } catch (error) {
     await stop();
     throw error;
