@@ -60,7 +60,7 @@ describe("startNatsServer", () => {
       await server.stop();
     }
     await expect(connect({ servers: server.url, timeout: 500 })).rejects.toThrow();
-  });
+  }, 90_000);
 
   it("leaves no container behind once stopped", async () => {
     const docker = new Docker();
