@@ -291,10 +291,14 @@ describe("agent SQL", () => {
       await runAgentSql(pool, nextScope, { sql: "CREATE TABLE t (x int)", params: [] }, limits);
       await admin.query("BEGIN");
       await admin.query("SELECT wl_agent_sql_drop($1, $2)", [next.tenantId, next.agentId]);
-      const late = runAgentSql(pool, nextScope, { sql: "INSERT INTO t VALUES (1)", params: [] }, patient);
+      // The expectation holds the promise from the start: it is refused as the COMMIT lands, before
+      // that await returns, and a rejection nobody handles yet fails the run.
+      const late = expect(
+        runAgentSql(pool, nextScope, { sql: "INSERT INTO t VALUES (1)", params: [] }, patient),
+      ).rejects.toMatchObject({ message: expect.stringMatching(/is archived/) });
       await waitingOnLocks(1);
       await admin.query("COMMIT");
-      await expect(late).rejects.toMatchObject({ message: expect.stringMatching(/is archived/) });
+      await late;
     } finally {
       await admin.end();
     }
