@@ -127,12 +127,18 @@ describe("a three-node JetStream cluster losing its stream leaders", () => {
       expect(results).toHaveLength(STEPS);
     }
 
-    // The events stream holds every committed event exactly once (the outbox drains completely).
-    const deadline = Date.now() + 60_000;
-    let streamed = await msgIds(names.stream("events"));
+    // The events stream holds every committed event exactly once (the outbox drains completely). A
+    // read can time out while the restarted node catches up: it is asked again until the deadline.
+    const deadline = Date.now() + 90_000;
+    const read = () =>
+      msgIds(names.stream("events")).catch((error: unknown) => {
+        if (Date.now() > deadline) throw error;
+        return [] as string[];
+      });
+    let streamed = await read();
     while (streamed.length < committed.length && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 500));
-      streamed = await msgIds(names.stream("events"));
+      streamed = await read();
     }
     const lost = committed.filter((event) => !streamed.includes(event.id));
     expect(lost.map((event) => [event.session_id, event.seq, event.type])).toEqual([]);
