@@ -80,6 +80,7 @@ const SERIAL = [
   // Restart a NATS container: beside other files on a loaded machine, the restarts alone took their time.
   "packages/testing/src/nats.test.ts",
   "packages/bus/src/consume-restart.test.ts",
+  "packages/bus/src/outbox-relay.test.ts",
 ];
 
 // Nowhere: connecting to port 1 is refused at once.
